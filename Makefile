@@ -1,0 +1,28 @@
+# Two commands do all set-up on a fresh machine:
+#   make run    create .venv, install, run the whole line on the offline default (runs/default)
+#   make test   the same install plus the test services (Label Studio venv, Chromium), then pytest
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+OUT ?= runs/default
+
+.PHONY: run test install clean
+
+install: $(VENV)/.installed
+
+# torch first and pinned: 2.13.0 is the CPU build on local disk (an unpinned one pulls CUDA).
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+run: install
+	$(BIN)/comlq run --out $(OUT)
+
+test: install
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) runs build *.egg-info

@@ -1,0 +1,83 @@
+"""The `comlq` command line. Each stage module registers its own verbs; heavy imports are lazy."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+
+from pipeline.errors import ComlqError
+
+Handler = Callable[[argparse.Namespace], int | None]
+
+
+def _types(args: argparse.Namespace) -> None:
+    from pipeline.querytypes import CATALOGUE
+
+    rows = [t.summary() for t in CATALOGUE.values()]
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    print(f"{'type':<5} {'anchors':>7} {'relations':>9} {'negations':>9}  indicator")
+    for row in rows:
+        print(f"{row['name']:<5} {row['anchors']:>7} {row['relations']:>9} {row['negations']:>9}  {row['indicator']}")
+
+
+def _passages(args: argparse.Namespace) -> None:
+    from pipeline.passages import select_passages
+
+    count = select_passages(args.source, args.out, args.limit)
+    print(f"wrote {count} passages to {args.out}")
+
+
+def _run(args: argparse.Namespace) -> None:
+    from pipeline.config import load_config
+    from pipeline.run import run_offline
+
+    print(run_offline(load_config(args.config), args.out).describe())
+
+
+def _register_base(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("types", help="list the 14 query types")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(handler=_types)
+
+    p = sub.add_parser("passages", help="select passages from a source into a JSONL file")
+    p.add_argument("--source", default="sample", help="sample | PATH (.jsonl, .parquet, BEIR folder) | hf:NAME[:CONFIG]")
+    p.add_argument("--limit", type=int, default=None, help="at most this many passages")
+    p.add_argument("--out", required=True, help="output JSONL file")
+    p.set_defaults(handler=_passages)
+
+    p = sub.add_parser("run", help="run every stage on the offline default")
+    p.add_argument("--out", default="runs/default", help="run folder (default: runs/default)")
+    p.add_argument("--config", default=None, help="TOML configuration file (default: $COMLQ_CONFIG or built-in defaults)")
+    p.set_defaults(handler=_run)
+
+
+# Stage modules add their verbs by appending a `register(subparsers)` function here.
+REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [_register_base]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="comlq", description="Build and evaluate complex logical query benchmarks.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for register in REGISTRARS:
+        register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except ComlqError as exc:
+        print(f"comlq: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("comlq: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""One configuration, read once (TOML file + environment) and passed to every stage.
+
+Secrets never live here: the LLM key and the Label Studio token are read from the
+environment variables named below, at the moment they are needed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import ComlqError
+
+
+@dataclass
+class PassagesConfig:
+    source: str = "sample"  # 'sample', a JSONL/Parquet/BEIR path, or 'hf:NAME[:CONFIG]'
+    limit: int | None = None
+
+
+@dataclass
+class GenerateConfig:
+    generator: str = "kg"  # 'kg' (offline) or 'llm'
+    per_type: int = 50
+    seed: int = 13
+    max_answers: int = 20  # queries with more answers are rejected
+    triples: str | None = None  # user-supplied triples JSONL for the kg generator
+
+
+@dataclass
+class LLMConfig:
+    base_url: str | None = None  # default: $OPENAI_BASE_URL, else the OpenAI API
+    model: str = "gpt-4o-mini"
+    api_key_env: str = "OPENAI_API_KEY"
+    concurrency: int = 8
+    requests_per_second: float | None = None
+    timeout: float = 60.0
+    max_retries: int = 5  # HTTP retries with backoff on 429/5xx
+    fix_attempts: int = 2  # follow-up messages carrying the validation error
+    temperature: float = 0.7
+    price_prompt_per_1m: float = 0.0  # USD per million prompt tokens, for the cost ledger
+    price_completion_per_1m: float = 0.0
+
+
+@dataclass
+class ReviewConfig:
+    url: str = "http://127.0.0.1:8080"
+    token_env: str = "LABEL_STUDIO_USER_TOKEN"
+    project_title: str = "ComLQ review"
+    annotators_per_item: int = 3
+    include_failed_checks: bool = False
+
+
+@dataclass
+class ExportConfig:
+    ratios: tuple[float, float, float] = (0.7, 0.1, 0.2)
+    seed: int = 13
+    distractors: int = 1000
+
+
+@dataclass
+class EvaluateConfig:
+    retrievers: tuple[str, ...] = ("bm25", "dense", "itlr")
+    parse: str = "gold"  # 'gold' (the item's logical form), 'rules' or 'llm'
+    split: str = "test"
+    model: str | None = None  # sentence-transformers model; default: the packaged all-MiniLM-L6-v2
+
+
+@dataclass
+class Config:
+    passages: PassagesConfig = field(default_factory=PassagesConfig)
+    generate: GenerateConfig = field(default_factory=GenerateConfig)
+    llm: LLMConfig = field(default_factory=LLMConfig)
+    review: ReviewConfig = field(default_factory=ReviewConfig)
+    export: ExportConfig = field(default_factory=ExportConfig)
+    evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _apply(section: Any, values: dict[str, Any], where: str) -> None:
+    known = {f.name: f for f in dataclasses.fields(section)}
+    for key, value in values.items():
+        if key not in known:
+            raise ComlqError(f"{where}: unknown setting '{key}' (known: {', '.join(known)})")
+        current = getattr(section, key)
+        if isinstance(current, tuple) and isinstance(value, list):
+            value = tuple(value)
+        setattr(section, key, value)
+
+
+def load_config(path: str | Path | None = None) -> Config:
+    """Defaults, overridden by the TOML file at `path` (or $COMLQ_CONFIG) when given."""
+    config = Config()
+    path = path or os.environ.get("COMLQ_CONFIG")
+    if path:
+        path = Path(path)
+        if not path.is_file():
+            raise ComlqError(f"{path}: configuration file not found")
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ComlqError(f"{path}: bad TOML: {exc}") from None
+        for name, values in data.items():
+            section = getattr(config, name, None)
+            if section is None or not isinstance(values, dict):
+                raise ComlqError(f"{path}: unknown section [{name}]")
+            _apply(section, values, f"{path} [{name}]")
+    if config.llm.base_url is None:
+        config.llm.base_url = os.environ.get("OPENAI_BASE_URL") or None
+    return config

@@ -1,0 +1,159 @@
+"""Passage sources. Every source yields the same `Passage` record.
+
+Sources, named by one string (the CLI's `--source`):
+- `sample`: the ~4,200 Wikipedia lead passages shipped in `pipeline/data/` (offline default);
+- a path: a passage JSONL (`.jsonl`, `.jsonl.gz`), a BEIR `corpus.jsonl` or BEIR folder, or a
+  Parquet file with `id`/`_id`, `title`, `text` columns;
+- `hf:NAME[:CONFIG]`: a Hugging Face dataset with `title` and `text` columns (for example
+  `hf:wikimedia/wikipedia:20231101.en`), streamed and split into ~100-word passages. NAME may
+  also be a local folder in the Hub's layout, which is how it is tested offline.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import ComlqError, RecordError
+from pipeline.records import Passage
+from pipeline.schemas import read_jsonl, validate, write_jsonl
+
+SAMPLE_PATH = Path(__file__).parent / "data" / "wiki_sample.jsonl.gz"
+WORDS_PER_PASSAGE = 100
+
+
+def iter_passages(source: str, limit: int | None = None) -> Iterator[Passage]:
+    """Passages from `source`, at most `limit` of them."""
+    if source == "sample":
+        passages = _from_passage_jsonl(SAMPLE_PATH)
+    elif source.startswith("hf:"):
+        name, _, config = source[3:].partition(":")
+        passages = _from_hf(name, config or None)
+    else:
+        passages = _from_path(Path(source))
+    return itertools.islice(passages, limit) if limit is not None else passages
+
+
+def select_passages(source: str, out: str | Path, limit: int | None = None) -> int:
+    """Write the passages of `source` to `out` (JSONL, schema-checked); returns the count."""
+    seen: set[str] = set()
+
+    def unique() -> Iterator[dict[str, Any]]:
+        for passage in iter_passages(source, limit):
+            if passage.id in seen:
+                raise ComlqError(f"{source}: duplicate passage id {passage.id!r}")
+            seen.add(passage.id)
+            yield passage.to_dict()
+
+    return write_jsonl(out, unique(), "passage")
+
+
+def load_passages(path: str | Path) -> dict[str, Passage]:
+    """A passage JSONL as an id -> Passage map (insertion order kept)."""
+    return {p.id: p for p in _from_passage_jsonl(Path(path))}
+
+
+def _from_passage_jsonl(path: Path) -> Iterator[Passage]:
+    for record in read_jsonl(path, "passage"):
+        yield Passage.from_dict(record)
+
+
+def _from_path(path: Path) -> Iterator[Passage]:
+    if path.is_dir():
+        corpus = path / "corpus.jsonl"
+        if not corpus.is_file():
+            raise ComlqError(f"{path}: a folder source must be a BEIR folder with corpus.jsonl")
+        return _from_beir(corpus)
+    if not path.is_file():
+        raise ComlqError(f"{path}: no such file (expected 'sample', 'hf:NAME[:CONFIG]' or a JSONL/Parquet path)")
+    if path.suffix == ".parquet":
+        return _from_parquet(path)
+    if path.name.endswith((".jsonl", ".jsonl.gz", ".json")):
+        return _from_beir(path) if _is_beir(path) else _from_passage_jsonl(path)
+    raise ComlqError(f"{path}: unsupported passage file (use .jsonl, .jsonl.gz or .parquet)")
+
+
+def _is_beir(path: Path) -> bool:
+    """BEIR corpora use `_id`; peek at the first non-empty line."""
+    import gzip
+
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                try:
+                    return "_id" in json.loads(line)
+                except json.JSONDecodeError:
+                    return False  # let the validating reader report the line
+    return False
+
+
+def _beir_record(row: dict[str, Any], source: str) -> dict[str, Any]:
+    record = {"id": str(row.get("_id", row.get("id", ""))), "title": row.get("title") or "", "text": row.get("text")}
+    if record["id"] == "":
+        del record["id"]  # reported as missing by validation
+    return record | {"source": source}
+
+
+def _from_beir(path: Path) -> Iterator[Passage]:
+    for lineno, row in _numbered_json(path):
+        record = _beir_record(row, path.name)
+        validate(record, "passage", f"{path}:{lineno}")
+        yield Passage.from_dict(record)
+
+
+def _numbered_json(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with open(path, encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield lineno, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise RecordError(f"{path}:{lineno}", "", f"bad JSON: {exc.msg} (column {exc.colno})") from None
+
+
+def _from_parquet(path: Path) -> Iterator[Passage]:
+    import pyarrow.parquet as pq
+
+    table = pq.ParquetFile(path)
+    row_number = 0
+    for batch in table.iter_batches(batch_size=2048):
+        for row in batch.to_pylist():
+            row_number += 1
+            record = _beir_record(row, path.name)
+            for key in ("description", "topic", "links"):
+                if row.get(key) is not None:
+                    record[key] = row[key]
+            validate(record, "passage", f"{path}:row {row_number}")
+            yield Passage.from_dict(record)
+
+
+def split_words(text: str, size: int = WORDS_PER_PASSAGE) -> list[str]:
+    """Fixed windows of `size` words (as DPR and ComLQ cut Wikipedia); a short tail joins the last one."""
+    words = text.split()
+    chunks = [words[i:i + size] for i in range(0, len(words), size)]
+    if len(chunks) > 1 and len(chunks[-1]) < size // 4:
+        chunks[-2].extend(chunks.pop())
+    return [" ".join(c) for c in chunks]
+
+
+def _from_hf(name: str, config: str | None) -> Iterator[Passage]:
+    import datasets
+
+    if not name:
+        raise ComlqError("hf source needs a dataset name: hf:NAME[:CONFIG]")
+    try:
+        stream = datasets.load_dataset(name, config, split="train", streaming=True)
+    except Exception as exc:  # hub, network and config errors all end here
+        raise ComlqError(f"hf:{name}: cannot load dataset ({type(exc).__name__}: {str(exc).splitlines()[0]})") from None
+    source = f"hf:{name}" + (f":{config}" if config else "")
+    for row_number, row in enumerate(stream, start=1):
+        if not row.get("text"):
+            raise RecordError(f"{source}:row {row_number}", "text", "is missing or empty")
+        article = str(row.get("id", row_number))
+        for i, chunk in enumerate(split_words(row["text"])):
+            yield Passage(id=f"{article}-{i}", title=row.get("title") or "", text=chunk, source=source)

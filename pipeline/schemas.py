@@ -1,0 +1,154 @@
+"""JSON Schema validation and JSONL I/O for every record that crosses a stage.
+
+The schemas in `schemas/` are the single definition of each record. Reading validates each
+line and reports file, line and field; writing validates too and goes through a temporary
+file that is renamed into place, so a killed run leaves no half-written output.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from pipeline.errors import ComlqError, RecordError
+from pipeline.resources import resources, schema_file
+
+SCHEMA_NAMES = ("passage", "item", "rejected", "review_vote", "reviewed_item", "metrics", "llm_output")
+
+
+@cache
+def _registry() -> Registry:
+    registry = Registry()
+    for entry in resources.files("schemas").iterdir():
+        if entry.name.endswith(".schema.json"):
+            schema = json.loads(entry.read_text(encoding="utf-8"))
+            registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
+    return registry
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    entry = schema_file(f"{name}.schema.json")
+    if not entry.is_file():
+        raise ComlqError(f"unknown schema '{name}' (no schemas/{name}.schema.json)")
+    return json.loads(entry.read_text(encoding="utf-8"))
+
+
+@cache
+def validator(name: str) -> Draft202012Validator:
+    return Draft202012Validator(load_schema(name), registry=_registry())
+
+
+def validate(record: Any, schema: str, where: str = "<record>") -> None:
+    """Raise RecordError naming `where` and the first failing field."""
+    errors = sorted(validator(schema).iter_errors(record), key=lambda e: (len(e.path), list(map(str, e.path))))
+    if not errors:
+        return
+    error = errors[0]
+    field = ".".join(str(p) for p in error.absolute_path)
+    if error.validator == "required" and isinstance(error.validator_value, list):
+        missing = [k for k in error.validator_value if isinstance(error.instance, dict) and k not in error.instance]
+        if missing:
+            field = ".".join([field, missing[0]]) if field else missing[0]
+            raise RecordError(where, field, "is missing")
+    raise RecordError(where, field, error.message)
+
+
+def _open_text(path: Path, mode: str):
+    if path.suffix == ".gz":
+        return gzip.open(path, mode + "t", encoding="utf-8")
+    return open(path, mode, encoding="utf-8")
+
+
+def read_jsonl(path: str | os.PathLike[str], schema: str | None) -> Iterator[dict[str, Any]]:
+    """Yield the records of a JSONL (or .jsonl.gz) file, validated against `schema`."""
+    path = Path(path)
+    if not path.is_file():
+        raise ComlqError(f"{path}: no such file")
+    with _open_text(path, "r") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{lineno}"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise RecordError(where, "", f"bad JSON: {exc.msg} (column {exc.colno})") from None
+            if schema is not None:
+                validate(record, schema, where)
+            yield record
+
+
+class AtomicWriter:
+    """Write a file through a temporary sibling that is renamed into place on success."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+
+    def __enter__(self):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
+        os.close(fd)
+        os.chmod(self._tmp, 0o644)  # mkstemp makes 0600 files; outputs are meant to be shared
+        if self.path.suffix == ".gz":
+            # mtime=0 and no file name in the header: the same records give the same bytes
+            raw = open(self._tmp, "wb")
+            self._handle = io.TextIOWrapper(gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0), encoding="utf-8")
+            self._raw = raw
+        else:
+            self._handle = open(self._tmp, "w", encoding="utf-8")
+            self._raw = None
+        return self._handle
+
+    def __exit__(self, exc_type, exc, tb):
+        self._handle.close()
+        if self._raw is not None:
+            self._raw.close()
+        if exc_type is None:
+            os.replace(self._tmp, self.path)
+        else:
+            os.unlink(self._tmp)
+        return False
+
+
+def write_jsonl(path: str | os.PathLike[str], records: Iterable[dict[str, Any]], schema: str | None) -> int:
+    """Validate and write records atomically; returns the number written."""
+    count = 0
+    with AtomicWriter(path) as handle:
+        for record in records:
+            if schema is not None:
+                validate(record, schema, f"{path} (record {count + 1})")
+            handle.write(json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n")
+            count += 1
+    return count
+
+
+def write_json(path: str | os.PathLike[str], data: Any, schema: str | None = None) -> None:
+    if schema is not None:
+        validate(data, schema, str(path))
+    with AtomicWriter(path) as handle:
+        json.dump(data, handle, ensure_ascii=False, indent=2, sort_keys=False)
+        handle.write("\n")
+
+
+def read_json(path: str | os.PathLike[str], schema: str | None = None) -> Any:
+    path = Path(path)
+    if not path.is_file():
+        raise ComlqError(f"{path}: no such file")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{path}:{exc.lineno}", "", f"bad JSON: {exc.msg}") from None
+    if schema is not None:
+        validate(data, schema, str(path))
+    return data
