@@ -55,14 +55,17 @@ def _register_base(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_run)
 
 
-# Stage modules add their verbs by appending a `register(subparsers)` function here.
-REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [_register_base]
+def _registrars() -> list[Callable[[argparse._SubParsersAction], None]]:
+    # Stage modules add their verbs through a `register(subparsers)` function listed here.
+    from pipeline import generate
+
+    return [_register_base, generate.register]
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="comlq", description="Build and evaluate complex logical query benchmarks.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for register in REGISTRARS:
+    for register in _registrars():
         register(sub)
     return parser
 
