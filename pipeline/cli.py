@@ -32,10 +32,11 @@ def _passages(args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace) -> None:
-    from pipeline.config import load_config
-    from pipeline.run import run_offline
+    from pipeline.run import run
 
-    print(run_offline(load_config(args.config), args.out).describe())
+    overrides = {k: getattr(args, k) for k in ("source", "limit", "generator", "per_type") if getattr(args, k) is not None}
+    print(run(args.out, args.config, review=args.review, task_runner=args.task_runner,
+              dask_address=args.dask_address, verbose=args.verbose, **overrides).describe())
 
 
 def _register_base(sub: argparse._SubParsersAction) -> None:
@@ -49,17 +50,27 @@ def _register_base(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="output JSONL file")
     p.set_defaults(handler=_passages)
 
-    p = sub.add_parser("run", help="run every stage on the offline default")
+    p = sub.add_parser("run", help="run every stage (the Prefect flow build-benchmark) on one run folder")
     p.add_argument("--out", default="runs/default", help="run folder (default: runs/default)")
     p.add_argument("--config", default=None, help="TOML configuration file (default: $COMLQ_CONFIG or built-in defaults)")
+    p.add_argument("--source", default=None, help="passage source (overrides [passages] source)")
+    p.add_argument("--limit", type=int, default=None, help="at most this many passages")
+    p.add_argument("--generator", choices=("kg", "llm"), default=None, help="overrides [generate] generator")
+    p.add_argument("--per-type", type=int, default=None, help="items per query type")
+    p.add_argument("--review", action="store_true", help="push to Label Studio and wait for review (collect-review continues)")
+    p.add_argument("--task-runner", choices=("threads", "dask"), default="threads", help="where generation chunks run")
+    p.add_argument("--dask-address", default=None, help="an existing Dask scheduler (default: a local cluster)")
+    p.add_argument("-v", "--verbose", action="store_true", help="show Prefect's run logs")
     p.set_defaults(handler=_run)
 
 
 def _registrars() -> list[Callable[[argparse._SubParsersAction], None]]:
     # Stage modules add their verbs through a `register(subparsers)` function listed here.
-    from pipeline import generate
+    from annotation import cli as review
+    from pipeline import export, generate
+    from retrieval import evaluate
 
-    return [_register_base, generate.register]
+    return [_register_base, generate.register, export.register, review.register, evaluate.register]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -44,6 +44,11 @@ class LLMConfig:
     temperature: float = 0.7
     price_prompt_per_1m: float = 0.0  # USD per million prompt tokens, for the cost ledger
     price_completion_per_1m: float = 0.0
+    response_format: str = "auto"  # auto (json_schema, then json_object, then text) | json_schema | json_object | text
+    max_tokens: int | None = 1024
+    passage_counts: tuple[int, ...] = (1, 2, 3)  # ComLQ variants to generate (type_1, type_2, type_3), in turn
+    prompts_per_item: float = 2.0  # top-up bound: at most per_type * this many prompts per type
+    cache_dir: str | None = None  # default: <out>/cache/llm
 
 
 @dataclass
@@ -53,6 +58,10 @@ class ReviewConfig:
     project_title: str = "ComLQ review"
     annotators_per_item: int = 3
     include_failed_checks: bool = False
+    data_dir: str = "work/label-studio"  # the server's database and media (relative to the working folder)
+    admin_email: str = "admin@comlq.local"  # password from $LABEL_STUDIO_PASSWORD, else generated into data_dir
+    batch_size: int = 1000  # tasks per import request
+    predictions: bool = False  # attach the automatic structure check as a prediction
 
 
 @dataclass
@@ -60,6 +69,7 @@ class ExportConfig:
     ratios: tuple[float, float, float] = (0.7, 0.1, 0.2)
     seed: int = 13
     distractors: int = 1000
+    licence: str = "cc-by-sa-4.0"  # of the passage text (the sample is Wikipedia); Hub licence id
 
 
 @dataclass
@@ -68,6 +78,12 @@ class EvaluateConfig:
     parse: str = "gold"  # 'gold' (the item's logical form), 'rules' or 'llm'
     split: str = "test"
     model: str | None = None  # sentence-transformers model; default: the packaged all-MiniLM-L6-v2
+    embeddings_base_url: str | None = None  # OpenAI-compatible /embeddings endpoint (then `model` is its model name)
+    cache_dir: str | None = None  # embedding cache; default: $COMLQ_CACHE/embeddings, else ~/.cache/comlq/embeddings
+    operators: str = "product"  # ITLR operator set: product | sum | minmax | inverse
+    calibration: str = "raw"  # ITLR term-score calibration: raw | shift | minmax
+    candidates_k: int | None = 1000  # ITLR candidates: union of each positive term's top-k (0 or None: all passages)
+    depth: int = 100  # passages retrieved per query (MAP@100, Recall@100, LSNC@100 need 100)
 
 
 @dataclass

@@ -1,33 +1,59 @@
-"""The offline line, stage after stage, as plain Python (the Prefect flows wire the same calls)."""
+"""`comlq run`: the whole line on one run folder, as the Prefect flow `build_benchmark`.
+
+There is one wiring of the stages: pipeline/orchestration/flows.py. This module sets up
+Prefect's environment for the run (pipeline/orchestration/settings.py: an ephemeral API inside
+the run folder unless PREFECT_API_URL names a server), runs the flow and says what it wrote.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from pipeline.config import Config
-from pipeline.passages import select_passages
+# What a run folder may hold, in the order the stages write it.
+OUTPUTS = {
+    "passages": "passages.jsonl",
+    "items": "items.jsonl",
+    "rejected": "rejected.jsonl",
+    "stats": "stats.json",
+    "review": "review",
+    "export": "export",
+    "report": "report",
+}
 
 
 @dataclass
 class RunResult:
     out: Path
+    state: str = "Completed"  # the flow run's final state: Completed, or AwaitingReview
+    message: str = ""
     written: dict[str, Path] = field(default_factory=dict)  # what -> path
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, dict[str, Any]] = field(default_factory=dict)  # stage -> counts
 
     def describe(self) -> str:
-        lines = [f"run folder: {self.out}"]
-        for what, path in self.written.items():
-            count = f" ({self.counts[what]})" if what in self.counts else ""
-            lines.append(f"  {what}{count}: {path}")
+        lines = [f"run folder: {self.out} ({self.state})"]
+        lines += [f"  {what}: {path}" for what, path in self.written.items()]
+        for stage, counts in self.counts.items():
+            shown = {k: v for k, v in counts.items() if " " not in k or not k.startswith("items ")}
+            lines.append(f"  {stage}: " + ", ".join(f"{k} {v}" for k, v in shown.items()))
+        if self.state != "Completed":
+            lines.append(self.message)
         return "\n".join(lines)
 
 
-def run_offline(config: Config, out: str | Path) -> RunResult:
+def run(out: str | Path, config: str | None = None, *, review: bool = False, task_runner: str = "threads",
+        dask_address: str | None = None, verbose: bool = False, **overrides: Any) -> RunResult:
+    """Run build_benchmark on `out`; overrides: source, limit, generator, per_type, seed, types."""
+    from pipeline.orchestration import settings
+
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    result = RunResult(out)
-    passages = out / "passages.jsonl"
-    result.counts["passages"] = select_passages(config.passages.source, passages, config.passages.limit)
-    result.written["passages"] = passages
-    return result
+    settings.configure(out, verbose)  # before prefect is imported
+    from pipeline.orchestration.flows import build_benchmark
+
+    state = build_benchmark(run_dir=str(out), config=config, review=review, task_runner=task_runner,
+                            dask_address=dask_address, return_state=True, **overrides)
+    data = state.result()  # re-raises the stage's error (a ComlqError prints as one line)
+    counts = data if not review else {"review-push": data["pushed"]}
+    written = {what: out / name for what, name in OUTPUTS.items() if (out / name).exists()}
+    return RunResult(out, state.name or "Completed", state.message or "", written, counts)

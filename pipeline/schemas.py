@@ -23,7 +23,8 @@ from referencing import Registry, Resource
 from pipeline.errors import ComlqError, RecordError
 from pipeline.resources import resources, schema_file
 
-SCHEMA_NAMES = ("passage", "item", "rejected", "review_vote", "reviewed_item", "metrics", "llm_output")
+SCHEMA_NAMES = ("passage", "item", "rejected", "review_vote", "reviewed_item", "metrics", "llm_output", "llm_ledger",
+                "export_item", "beir_query", "beir_corpus", "agreement", "triple")
 
 
 @cache

@@ -1,0 +1,93 @@
+"""Inter-annotator agreement: Fleiss' kappa (statsmodels) and Krippendorff's alpha (krippendorff).
+
+A unit is one judgement several annotators made: an item's structure answer, its evidence-spread
+answer (multi-passage items only) or one passage's grade. Only items with all their votes count
+(pending items are left out); each unit keeps the first `needed` votes, so Fleiss' kappa sees a
+constant number of raters. Yes/no answers are nominal data; grades 0/1/2 are ordinal for alpha.
+A statistic that is undefined (every rating the same, or no units) is null.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import krippendorff
+import numpy as np
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+QUESTIONS = {"structure_ok": "nominal", "evidence_spread": "nominal", "relevance": "ordinal"}
+
+
+@dataclass
+class Units:
+    """The ratings of one question: per unit, annotator -> value (0/1 for yes/no, or the grade)."""
+
+    ratings: list[dict[str, int]] = field(default_factory=list)
+
+    def fleiss(self, raters: int) -> float | None:
+        rows = [list(unit.values())[:raters] for unit in self.ratings if len(unit) >= raters]
+        if not rows:
+            return None
+        table, _ = aggregate_raters(np.array(rows))
+        with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            kappa = float(fleiss_kappa(table, method="fleiss"))
+        return None if np.isnan(kappa) else round(kappa, 6)
+
+    def alpha(self, level: str) -> float | None:
+        annotators = sorted({a for unit in self.ratings for a in unit})
+        data = np.full((len(annotators), len(self.ratings)), np.nan)
+        for col, unit in enumerate(self.ratings):
+            for annotator, value in unit.items():
+                data[annotators.index(annotator), col] = value
+        try:
+            value = float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
+        except ValueError:  # fewer than two distinct values, or no unit with two ratings
+            return None
+        return None if np.isnan(value) else round(value, 6)
+
+    def summary(self, raters: int, level: str) -> dict[str, Any]:
+        return {"units": len(self.ratings), "fleiss_kappa": self.fleiss(raters), "krippendorff_alpha": self.alpha(level)}
+
+
+def _units(votes: list[dict[str, Any]], question: str, passage_ids: list[str]) -> list[tuple[str | None, dict[str, int]]]:
+    if question == "relevance":
+        return [(pid, {v["annotator"]: v["relevance"][pid] for v in votes if pid in v["relevance"]})
+                for pid in passage_ids]
+    return [(None, {v["annotator"]: int(v[question]) for v in votes if v[question] is not None})]
+
+
+def agreement(reviewed: list[dict[str, Any]], needed: int) -> dict[str, Any]:
+    """agreement.json: statistics overall and per query type, and every non-unanimous unit."""
+    overall = {q: Units() for q in QUESTIONS}
+    by_type: dict[str, dict[str, Units]] = defaultdict(lambda: {q: Units() for q in QUESTIONS})
+    disagreements = []
+    complete = 0
+    for record in reviewed:
+        item, review = record["item"], record["review"]
+        if review["status"] == "pending":
+            continue
+        complete += 1
+        votes = sorted(review["votes"], key=lambda v: v.get("annotation_id") or 0)[:needed]
+        for question in QUESTIONS:
+            if question == "evidence_spread" and item["n_passages"] == 1:
+                continue
+            for passage_id, unit in _units(votes, question, list(review["relevance"])):
+                if len(unit) < 2:
+                    continue
+                overall[question].ratings.append(unit)
+                by_type[item["type"]][question].ratings.append(unit)
+                if len(set(unit.values())) > 1:
+                    disagreements.append({"item_id": item["id"], "type": item["type"], "question": question,
+                                          "passage_id": passage_id, "votes": unit})
+    return {
+        "annotators_per_item": needed,
+        "items": {"total": len(reviewed), "complete": complete, "pending": len(reviewed) - complete},
+        "overall": {q: units.summary(needed, QUESTIONS[q]) for q, units in overall.items()},
+        "by_type": {t: {q: units.summary(needed, QUESTIONS[q]) for q, units in questions.items()}
+                    for t, questions in sorted(by_type.items())},
+        "disagreements": disagreements,
+    }

@@ -1,0 +1,229 @@
+"""The Label Studio server: installed in its own virtual environment, started and stopped by pid file.
+
+Label Studio 1.23 pins `openai<2` and an old python-json-logger that current prefect cannot use, so
+the server lives in `.venv-ls/` (or $COMLQ_LS_VENV) and the project talks to it over HTTP with
+label-studio-sdk. The server runs on 127.0.0.1, fully offline (no Sentry, analytics or version
+check), with its database in `config.review.data_dir`.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+
+from pipeline.config import ReviewConfig
+from pipeline.errors import ComlqError
+
+LS_REQUIREMENT = "label-studio==1.23.2"
+VENV_ENV = "COMLQ_LS_VENV"
+DEFAULT_VENV = ".venv-ls"
+PASSWORD_ENV = "LABEL_STUDIO_PASSWORD"
+
+# Plain names Label Studio also reads as settings (get_env tries LABEL_STUDIO_X, HEARTEX_X, then X):
+# a login shell's USERNAME or a stray PORT must not leak into the server.
+_UNSET = ("USERNAME", "PASSWORD", "USER_TOKEN", "HOST", "PORT", "DEBUG")
+
+# Everything that would phone home is off; sign-up only through the invite link.
+_OFFLINE = {
+    "SENTRY_DSN": "",
+    "FRONTEND_SENTRY_DSN": "",
+    "COLLECT_ANALYTICS": "false",
+    "LATEST_VERSION_CHECK": "false",
+    "CONVERTER_DOWNLOAD_RESOURCES": "false",
+    "LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK": "true",
+    "LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN": "true",
+}
+
+
+def venv_path() -> Path:
+    return Path(os.environ.get(VENV_ENV) or DEFAULT_VENV).absolute()
+
+
+def ensure_installed(venv: Path | None = None, log: Callable[[str], None] = print) -> Path:
+    """The `label-studio` executable, installing the server into its own venv the first time."""
+    venv = venv or venv_path()
+    exe = venv / "bin" / "label-studio"
+    marker = venv / ".comlq-installed"
+    if marker.is_file() and marker.read_text().strip() == LS_REQUIREMENT and exe.exists():
+        return exe
+    if exe.exists() and os.environ.get(VENV_ENV):
+        return exe  # a venv the user built and pointed us at
+    log(f"installing {LS_REQUIREMENT} into {venv} (once; takes a few minutes)")
+    steps = [[sys.executable, "-m", "venv", str(venv)],
+             [str(venv / "bin" / "pip"), "install", "--quiet", "--upgrade", "pip"],
+             [str(venv / "bin" / "pip"), "install", "--quiet", LS_REQUIREMENT]]
+    for step in steps:
+        done = subprocess.run(step, capture_output=True, text=True)
+        if done.returncode != 0:
+            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise ComlqError(f"installing Label Studio failed at `{' '.join(step[:3])}`: {tail[0]}")
+    marker.write_text(LS_REQUIREMENT + "\n")
+    return exe
+
+
+@dataclass(frozen=True)
+class Server:
+    """Where one Label Studio server listens and keeps its files."""
+
+    url: str
+    data_dir: Path
+
+    @classmethod
+    def from_config(cls, config: ReviewConfig) -> Server:
+        return cls(config.url.rstrip("/"), Path(config.data_dir).absolute())
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.url).hostname or "127.0.0.1"
+
+    @property
+    def port(self) -> int:
+        return urlsplit(self.url).port or 8080
+
+    @property
+    def pid_file(self) -> Path:
+        return self.data_dir / "server.pid"
+
+    @property
+    def log_file(self) -> Path:
+        return self.data_dir / "server.log"
+
+    def pid(self) -> int | None:
+        """The pid of our running server, or None (a stale pid file is removed)."""
+        try:
+            pid = int(self.pid_file.read_text().strip())
+        except (FileNotFoundError, ValueError):
+            return None
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            cmdline = b""
+        if b"label-studio" not in cmdline:  # dead, or the pid was reused by something else
+            self.pid_file.unlink(missing_ok=True)
+            return None
+        return pid
+
+    def healthy(self, timeout: float = 2.0) -> bool:
+        try:
+            return httpx.get(f"{self.url}/health", timeout=timeout).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def port_in_use(self) -> bool:
+        with socket.socket() as sock:
+            sock.settimeout(1.0)
+            return sock.connect_ex((self.host, self.port)) == 0
+
+
+def admin_password(server: Server) -> str:
+    """$LABEL_STUDIO_PASSWORD, else a password generated once and kept (0600) in the data dir."""
+    if os.environ.get(PASSWORD_ENV):
+        return os.environ[PASSWORD_ENV]
+    path = server.data_dir / "admin-password"
+    if not path.is_file():
+        server.data_dir.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600)
+        path.write_text(secrets.token_urlsafe(16) + "\n")
+    return path.read_text().strip()
+
+
+def api_token(config: ReviewConfig) -> str:
+    token = os.environ.get(config.token_env, "")
+    if len(token) < 6:
+        raise ComlqError(f"set ${config.token_env} to the Label Studio API token (6-40 characters, "
+                         f"e.g. `export {config.token_env}=$(openssl rand -hex 20)`)")
+    return token
+
+
+def server_env(config: ReviewConfig, server: Server) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _UNSET}
+    env.update(_OFFLINE)
+    env.update({
+        "LABEL_STUDIO_BASE_DATA_DIR": str(server.data_dir),  # --data-dir alone loses to an inherited value
+        "LABEL_STUDIO_USERNAME": config.admin_email,
+        "LABEL_STUDIO_PASSWORD": admin_password(server),
+        "LABEL_STUDIO_USER_TOKEN": api_token(config),
+    })
+    return env
+
+
+def start(config: ReviewConfig, timeout: float = 300.0, log: Callable[[str], None] = print) -> int:
+    """Start the server (installing it when missing) and wait for /health; returns its pid."""
+    server = Server.from_config(config)
+    pid = server.pid()
+    if pid is not None and server.healthy():
+        log(f"Label Studio already running at {server.url} (pid {pid})")
+        return pid
+    if pid is None and server.port_in_use():
+        # Label Studio would silently move to the next free port; refuse instead
+        raise ComlqError(f"port {server.port} is in use by another process (set review.url to a free port)")
+    env = server_env(config, server)
+    exe = ensure_installed(log=log)
+    server.data_dir.mkdir(parents=True, exist_ok=True)
+    command = [str(exe), "start", "--no-browser", "--data-dir", str(server.data_dir),
+               "--internal-host", server.host, "--port", str(server.port), "--enable-legacy-api-token"]
+    with open(server.log_file, "ab") as out:
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+    server.pid_file.write_text(f"{process.pid}\n")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            server.pid_file.unlink(missing_ok=True)
+            raise ComlqError(f"Label Studio exited with code {process.returncode} while starting; see {server.log_file}")
+        if server.healthy():
+            log(f"Label Studio running at {server.url} (pid {process.pid}, data in {server.data_dir})")
+            return process.pid
+        time.sleep(0.5)
+    _terminate(process.pid)
+    server.pid_file.unlink(missing_ok=True)
+    raise ComlqError(f"Label Studio did not answer {server.url}/health within {timeout:.0f} s; see {server.log_file}")
+
+
+def _terminate(pid: int, grace: float = 30.0) -> None:
+    """SIGTERM the server's process group (it is its own session), SIGKILL after `grace` seconds."""
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        try:
+            os.waitpid(pid, os.WNOHANG)  # reap it when it is our child
+        except ChildProcessError:
+            pass
+        if not Path(f"/proc/{pid}").exists():
+            return
+        time.sleep(0.2)
+    os.killpg(pid, signal.SIGKILL)
+
+
+def stop(config: ReviewConfig, log: Callable[[str], None] = print) -> bool:
+    """Stop the server started from this data dir; False when none was running."""
+    server = Server.from_config(config)
+    pid = server.pid()
+    if pid is None:
+        log(f"Label Studio is not running (no live pid in {server.pid_file})")
+        return False
+    _terminate(pid)
+    server.pid_file.unlink(missing_ok=True)
+    log(f"Label Studio stopped (pid {pid})")
+    return True
+
+
+def status(config: ReviewConfig) -> dict[str, object]:
+    server = Server.from_config(config)
+    pid = server.pid()
+    return {"url": server.url, "pid": pid, "running": pid is not None, "healthy": server.healthy(),
+            "data_dir": str(server.data_dir), "venv": str(venv_path())}

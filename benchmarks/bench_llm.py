@@ -1,0 +1,63 @@
+"""Items per second of the LLM generator against the scripted server at 200 ms latency.
+
+    .venv/bin/python benchmarks/bench_llm.py [--latency 0.2] [--concurrency 1 8 32] [--seconds 3]
+
+The server runs in its own process (python -m pipeline.llm.scripted_server) and returns
+scripted answers, not model output, so this measures the generator's plumbing: the SDK over
+HTTP, the thread pool, the cache writes, parsing and checking. Every run uses a fresh cache,
+so every item costs one request. Goal: at least 100 items/s at concurrency 32.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pipeline.config import Config
+from pipeline.llm import generate_llm
+from pipeline.passages import SAMPLE_PATH, load_passages
+from pipeline.querytypes import TYPE_NAMES
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument("--seconds", type=float, default=3.0, help="ideal run length per concurrency")
+    args = parser.parse_args()
+
+    server = subprocess.Popen([sys.executable, "-m", "pipeline.llm.scripted_server", "--port", "0",
+                               "--latency", str(args.latency)], stdout=subprocess.PIPE, text=True)
+    try:
+        url = server.stdout.readline().split(" at ")[1].split(" ")[0]
+        passages = load_passages(SAMPLE_PATH)
+        os.environ.setdefault("OPENAI_API_KEY", "unused-by-the-scripted-server")
+        print(f"scripted server {url}, latency {args.latency * 1000:.0f} ms, {len(passages)} passages, 14 types")
+        print(f"{'concurrency':>11} {'items':>6} {'seconds':>8} {'items/s':>8} {'ideal/s':>8} {'efficiency':>10}")
+        for concurrency in args.concurrency:
+            ideal = concurrency / args.latency
+            per_type = max(1, math.ceil(ideal * args.seconds / len(TYPE_NAMES)))
+            config = Config()
+            config.llm.base_url, config.llm.concurrency = url, concurrency
+            config.generate.per_type = per_type
+            with tempfile.TemporaryDirectory() as out:
+                start = time.perf_counter()
+                result = generate_llm(passages, config, TYPE_NAMES, Path(out))
+                seconds = time.perf_counter() - start
+            items = len(result.items)
+            assert result.stats["llm"]["calls"] == items and not result.rejected, result.stats
+            print(f"{concurrency:>11} {items:>6} {seconds:>8.2f} {items / seconds:>8.1f} {ideal:>8.1f} "
+                  f"{items / seconds / ideal:>10.0%}")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""The dataset card (EXPORT/README.md), rendered from the template prompts/export/card.md."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from statistics import fmean
+from typing import Any
+
+import jinja2
+
+from pipeline.export.inputs import RunInput
+from pipeline.export.split import SPLITS
+from pipeline.querytypes import TYPE_NAMES
+from pipeline.records import Passage
+from pipeline.resources import read_prompt
+
+TEMPLATE = "export/card.md"
+
+# Licence ids as the Hub's card metadata spells them -> display name and link.
+LICENCES = {
+    "cc-by-sa-4.0": ("CC BY-SA 4.0", "https://creativecommons.org/licenses/by-sa/4.0/"),
+    "cc-by-4.0": ("CC BY 4.0", "https://creativecommons.org/licenses/by/4.0/"),
+    "cc0-1.0": ("CC0 1.0", "https://creativecommons.org/publicdomain/zero/1.0/"),
+}
+
+
+@dataclass
+class CardFacts:
+    """What the card states beyond the rows themselves."""
+
+    title: str
+    licence: str
+    ratios: tuple[float, float, float]
+    seed: int
+    groups: int
+    largest_group: int
+    corpus: list[Passage]
+    pool_size: int
+    distractors: int
+
+
+def _scalars(data: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """Flatten nested dicts to (dotted key, number/string/bool) pairs; lists are skipped."""
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            yield from _scalars(value, f"{prefix}{key}.")
+    elif isinstance(data, (int, float, str, bool)) or data is None:
+        yield prefix[:-1], data
+
+
+def _number(value: Any) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def _review(run: RunInput, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    reviews = [r["review"] for r in rows if r["review"] is not None]
+    agreements = [r["agreement"] for r in reviews if r["agreement"] is not None]
+    by_type = (run.agreement or {}).get("by_type", {})
+    return {
+        "reviewed": run.reviewed,
+        "annotators": len({v["annotator"] for r in reviews for v in r["votes"]}),
+        "votes_per_item": round(fmean(len(r["votes"]) for r in reviews), 2) if reviews else 0,
+        "mean_agreement": fmean(agreements) if agreements else None,
+        "agreement": run.agreement,
+        "agreement_by_type": [(t, by_type[t]) for t in TYPE_NAMES if t in by_type],
+    }
+
+
+def _generators(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    counts = Counter(tuple(r["generator"].items()) for r in rows)
+    return [dict(key) | {"count": n} for key, n in sorted(counts.items(), key=lambda kv: str(kv[0]))]
+
+
+def render_card(facts: CardFacts, run: RunInput, rows_by_split: Mapping[str, list[dict[str, Any]]]) -> str:
+    rows = [row for split in SPLITS for row in rows_by_split.get(split, [])]
+    per_type = {split: Counter(r["type"] for r in rows_by_split.get(split, [])) for split in SPLITS}
+    present = [t for t in TYPE_NAMES if any(per_type[s][t] for s in SPLITS)]
+    sources = Counter(p.source or "unknown" for p in facts.corpus)
+    name, url = LICENCES.get(facts.licence, (facts.licence, None))
+    context = {
+        "title": facts.title,
+        "licence": {"id": facts.licence, "name": name, "url": url},
+        "ratios": ", ".join(f"{r:g}" for r in facts.ratios),
+        "seed": facts.seed,
+        "groups": {"count": facts.groups, "largest": facts.largest_group},
+        "total": len(rows),
+        "splits": [{"name": s, "count": len(rows_by_split.get(s, []))} for s in SPLITS],
+        "types": [{"name": t, "counts": {s: per_type[s][t] for s in SPLITS},
+                   "total": sum(per_type[s][t] for s in SPLITS)} for t in present],
+        "corpus": {"size": len(facts.corpus), "pool": facts.pool_size, "distractors": facts.distractors,
+                   "sources": [{"name": n, "count": c} for n, c in sorted(sources.items())],
+                   "wikipedia": any(url for r in rows for url in r["provenance"]["source_urls"])},
+        "generators": _generators(rows),
+        "stats": list(_scalars(run.stats)),
+        "review": _review(run, rows),
+        "dropped": [(stage, reason, n) for (stage, reason), n in sorted(run.dropped.items())],
+        "dropped_items": run.dropped_items,
+        "failures": sorted(run.generation_failures.items()),
+    }
+    environment = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                                     keep_trailing_newline=True, autoescape=False)
+    environment.filters["number"] = _number
+    return environment.from_string(read_prompt(TEMPLATE)).render(context)

@@ -1,0 +1,128 @@
+"""Train/validation/test assignment without passage leakage.
+
+Items that share a passage (source or evidence) form one *leakage group*: the connected
+components of the item–passage graph. Whole groups are assigned to splits, so no passage is
+evidence in two splits. The assignment is stratified by (query type, number of evidence
+passages) and deterministic for a seed:
+
+1. coverage: every query type that has at least one group per (non-empty) split is given to
+   each split that lacks it (small splits first), through the free group with the fewest items
+   per type it adds, so every split gets every type when there are enough items;
+2. greedy: the remaining groups, largest first (ties in seeded random order), each go to the
+   split that most needs them: the largest Σ_stratum count × (target − assigned), then the
+   largest size deficit, then the larger ratio.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import networkx as nx
+
+from pipeline.errors import ComlqError
+from pipeline.querytypes import TYPE_NAMES
+
+SPLITS = ("train", "validation", "test")
+
+Stratum = tuple[str, int]  # (query type, number of evidence passages)
+
+
+def parse_ratios(text: str | Sequence[float]) -> tuple[float, float, float]:
+    """'0.7,0.1,0.2' (or a sequence) -> three non-negative ratios that sum to 1."""
+    try:
+        values = [float(v) for v in (text.split(",") if isinstance(text, str) else text)]
+    except ValueError:
+        raise ComlqError(f"ratios {text!r}: expected three numbers such as 0.7,0.1,0.2") from None
+    if len(values) != 3 or any(v < 0 for v in values) or abs(sum(values) - 1) > 1e-6:
+        raise ComlqError(f"ratios {text!r}: expected three non-negative numbers (train, validation, test) summing to 1")
+    return values[0], values[1], values[2]
+
+
+@dataclass(frozen=True, slots=True)
+class SplitUnit:
+    """What the split needs to know of an item."""
+
+    id: str
+    type: str
+    n_passages: int
+    passages: frozenset[str]  # source passages and relevant passages: shared ones leak
+
+
+def leakage_groups(units: Sequence[SplitUnit]) -> list[list[SplitUnit]]:
+    """Connected components of the item–passage graph, each sorted by id, in id order."""
+    graph = nx.Graph()
+    by_id = {unit.id: unit for unit in units}
+    for unit in units:
+        graph.add_node(("item", unit.id))
+        graph.add_edges_from((("item", unit.id), ("passage", p)) for p in unit.passages)
+    groups = [sorted((by_id[name] for kind, name in component if kind == "item"), key=lambda u: u.id)
+              for component in nx.connected_components(graph)]
+    return sorted(groups, key=lambda g: g[0].id)
+
+
+@dataclass
+class _Group:
+    units: list[SplitUnit]
+    strata: Counter[Stratum]
+    types: frozenset[str]
+
+
+def assign_splits(units: Sequence[SplitUnit], ratios: tuple[float, float, float], seed: int) -> dict[str, str]:
+    """Item id -> split name."""
+    groups = [_Group(g, Counter((u.type, u.n_passages) for u in g), frozenset(u.type for u in g))
+              for g in leakage_groups(units)]
+    random.Random(seed).shuffle(groups)
+    groups.sort(key=lambda g: len(g.units))  # stable: equal sizes keep the seeded order
+
+    ratio = {s: Fraction(str(r)) for s, r in zip(SPLITS, ratios)}  # exact: 0.1 × 10 is 1, not 1.0000000000000002
+    active = sorted((s for s in SPLITS if ratio[s] > 0), key=lambda s: (ratio[s], SPLITS.index(s)))
+    totals: Counter[Stratum] = Counter()
+    for g in groups:
+        totals.update(g.strata)
+    assigned: dict[str, Counter[Stratum]] = {s: Counter() for s in SPLITS}
+    split_of_group: dict[int, str] = {}
+
+    def put(index: int, split: str) -> None:
+        split_of_group[index] = split
+        assigned[split].update(groups[index].strata)
+
+    def types_in(split: str) -> set[str]:
+        return {t for t, _ in assigned[split]}
+
+    def size(split: str) -> int:
+        return sum(assigned[split].values())
+
+    # 1. coverage, rarest types first. A split takes the free group with the fewest items per
+    #    type it adds, preferring groups that fit in the room left below its target size; a
+    #    group larger than the split's whole target (and than the types it adds) is never
+    #    used, so a large group does not land in a small split just to cover a type.
+    holding = {t: [i for i, g in enumerate(groups) if t in g.types] for t in TYPE_NAMES}
+    for type_name in sorted((t for t in TYPE_NAMES if len(holding[t]) >= len(active)), key=lambda t: len(holding[t])):
+        for split in active:
+            if type_name in types_in(split):
+                continue
+            target = ratio[split] * len(units)
+            options = []
+            for i in holding[type_name]:
+                n, new = len(groups[i].units), len(groups[i].types - types_in(split))
+                if i not in split_of_group and n <= max(target, new):
+                    options.append((n > max(target - size(split), new), Fraction(n, new), i))
+            if options:
+                put(min(options)[2], split)
+
+    # 2. greedy, largest groups first
+    def need(split: str, group: _Group) -> Fraction:
+        return sum(n * (ratio[split] * totals[k] - assigned[split][k]) for k, n in group.strata.items())
+
+    for index in reversed(range(len(groups))):
+        if index in split_of_group:
+            continue
+        best = max(active, key=lambda s: (need(s, groups[index]), ratio[s] * len(units) - size(s), ratio[s],
+                                          -SPLITS.index(s)))
+        put(index, best)
+
+    return {unit.id: split_of_group[i] for i, g in enumerate(groups) for unit in g.units}

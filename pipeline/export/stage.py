@@ -1,0 +1,143 @@
+"""Export stage: a run folder -> EXPORT/ (DatasetDict, Parquet, BEIR folder, dataset card).
+
+    EXPORT/dataset/          DatasetDict.save_to_disk, splits train/validation/test
+    EXPORT/parquet/          {train,validation,test}.parquet
+    EXPORT/beir/             corpus.jsonl, queries.jsonl, qrels/<split>.tsv, violations/<split>.tsv
+    EXPORT/README.md         dataset card
+
+EXPORT is built in a temporary sibling folder and renamed into place, so a failed or killed
+export leaves the previous one untouched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.config import ExportConfig, load_config
+from pipeline.errors import ComlqError
+from pipeline.export.beir import corpus_ids, write_beir
+from pipeline.export.card import CardFacts, render_card
+from pipeline.export.inputs import read_run
+from pipeline.export.rows import export_row
+from pipeline.export.split import SPLITS, SplitUnit, assign_splits, leakage_groups, parse_ratios
+from pipeline.passages import SAMPLE_PATH, load_passages
+from pipeline.schemas import validate
+
+EXPORT_ENTRIES = {"dataset", "parquet", "beir", "README.md"}
+
+
+@dataclass
+class ExportResult:
+    out: Path
+    splits: dict[str, int] = field(default_factory=dict)  # split -> queries
+    corpus: int = 0
+    dropped_items: int = 0
+
+    def describe(self) -> str:
+        counts = ", ".join(f"{split} {n}" for split, n in self.splits.items())
+        return (f"exported {sum(self.splits.values())} queries ({counts}) over {self.corpus} passages to {self.out}; "
+                f"{self.dropped_items} left out (see README.md)")
+
+
+def default_passages(run_dir: Path) -> Path:
+    """The run's own passages.jsonl, else the shipped sample (the offline default)."""
+    own = run_dir / "passages.jsonl"
+    return own if own.is_file() else SAMPLE_PATH
+
+
+@contextmanager
+def _staged(out: Path) -> Iterator[Path]:
+    if out.exists() and not (out.is_dir() and set(os.listdir(out)) <= EXPORT_ENTRIES):
+        raise ComlqError(f"{out}: exists and is not an export folder; refusing to replace it")
+    staging = out.parent / f".{out.name}.tmp-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        yield staging
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    old = out.parent / f".{out.name}.old-{os.getpid()}"
+    if out.exists():
+        out.rename(old)
+    staging.rename(out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def export(run_dir: str | Path, out: str | Path, config: ExportConfig,
+           passages_path: str | Path | None = None) -> ExportResult:
+    run_dir, out = Path(run_dir), Path(out)
+    ratios = parse_ratios(config.ratios)
+    run = read_run(run_dir)
+    if not run.candidates:
+        reasons = "; ".join(f"{stage}: {reason} ({n})" for (stage, reason), n in sorted(run.dropped.items()))
+        raise ComlqError(f"{run_dir}: nothing to export, every item was left out ({reasons or 'no items'})")
+    passages_path = Path(passages_path) if passages_path else default_passages(run_dir)
+    pool = load_passages(passages_path)
+
+    rows, needed = [], set()
+    for candidate in sorted(run.candidates, key=lambda c: c.item.id):
+        needed |= candidate.passages
+        missing = sorted(candidate.passages - pool.keys())
+        if missing:
+            raise ComlqError(f"item {candidate.item.id}: passage {missing[0]!r} is not in {passages_path} "
+                             f"(pass the run's passages with --passages)")
+        row = export_row(candidate, pool, config.licence)
+        validate(row, "export_item", f"export row {row['id']}")
+        rows.append(row)
+
+    units = [SplitUnit(r["id"], r["type"], r["n_passages"],
+                       frozenset(r["source_passages"]) | {g["passage_id"] for g in r["qrels"] if g["grade"] > 0})
+             for r in rows]
+    split_of = assign_splits(units, ratios, config.seed)
+    rows_by_split = {split: [r for r in rows if split_of[r["id"]] == split] for split in SPLITS}
+    corpus = [pool[i] for i in corpus_ids(needed, pool, config.distractors, config.seed)]
+    groups = leakage_groups(units)
+    facts = CardFacts(title=f"comlq benchmark: {run_dir.resolve().name}", licence=config.licence, ratios=ratios,
+                      seed=config.seed, groups=len(groups), largest_group=max(len(g) for g in groups),
+                      corpus=corpus, pool_size=len(pool), distractors=len(corpus) - len(needed))
+
+    from pipeline.export.hf import dataset_dict, write_hf  # datasets is slow to import
+
+    with _staged(out) as staging:
+        write_beir(staging / "beir", rows_by_split, corpus)
+        write_hf(dataset_dict(rows_by_split), staging)
+        (staging / "README.md").write_text(render_card(facts, run, rows_by_split), encoding="utf-8")
+    return ExportResult(out, {s: len(r) for s, r in rows_by_split.items()}, len(corpus), run.dropped_items)
+
+
+def _cli(args: argparse.Namespace) -> None:
+    config = load_config(args.config).export
+    if args.ratios is not None:
+        config.ratios = parse_ratios(args.ratios)
+    for key in ("seed", "distractors"):
+        if getattr(args, key) is not None:
+            setattr(config, key, getattr(args, key))
+    from pipeline.export.hf import TOKEN_ENV, push_to_hub
+
+    if args.push_to_hub and not os.environ.get(TOKEN_ENV):  # fail before the work, not after
+        raise ComlqError(f"--push-to-hub {args.push_to_hub}: set {TOKEN_ENV} to a Hugging Face write token")
+    result = export(args.dir, args.out, config, args.passages)
+    print(result.describe())
+    if args.push_to_hub:
+        push_to_hub(result.out, args.push_to_hub)
+        print(f"pushed to https://huggingface.co/datasets/{args.push_to_hub}")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("export", help="export checked or reviewed items as HF DatasetDict, Parquet and BEIR folder")
+    p.add_argument("dir", help="run folder with items.jsonl (and review/reviewed.jsonl when reviewed)")
+    p.add_argument("--out", required=True, help="export folder (replaced if it holds an earlier export)")
+    p.add_argument("--ratios", default=None, help="train,validation,test ratios (default: 0.7,0.1,0.2)")
+    p.add_argument("--seed", type=int, default=None, help="seed for the split and the distractors")
+    p.add_argument("--distractors", type=int, default=None, help="extra passages from the pool in the BEIR corpus")
+    p.add_argument("--passages", default=None, help="passage pool (default: DIR/passages.jsonl, else the shipped sample)")
+    p.add_argument("--push-to-hub", default=None, metavar="REPO", help="also upload to the Hub (needs $HF_TOKEN)")
+    p.add_argument("--config", default=None, help="TOML configuration file")
+    p.set_defaults(handler=_cli)

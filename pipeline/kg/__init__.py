@@ -1,0 +1,175 @@
+"""The offline generator: ComLQ query items from a knowledge graph built from the passages.
+
+    graph.py      the KG (networkx MultiDiGraph, facts with their passages; user triples reader)
+    extract.py    the built-in, precise Wikipedia extractor
+    query.py      query types as plans; exact answers by projection, intersection, union, difference
+    sample.py     answer-first grounded sampling with BetaE's filters
+    verbalize.py  questions and ITLR logical forms from prompts/kg/*.yaml
+
+`generate_kg` is what `comlq generate --generator kg` and `comlq run` call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import sys
+import time
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from pipeline.config import GenerateConfig
+from pipeline.errors import ComlqError
+from pipeline.kg.extract import extract
+from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
+from pipeline.kg.query import plan_for
+from pipeline.kg.sample import Grounding, Sampler
+from pipeline.kg.verbalize import Verbalizer, templates
+from pipeline.querytypes import check_triples, get_type, grounded_indicator, matches, query_graph
+from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage, Triple
+
+if TYPE_CHECKING:
+    from pipeline.generate import GenerationResult
+
+ATTEMPTS_PER_ITEM = 400  # sampling budget per requested item before a type is reported short
+
+_REASONS = {
+    "duplicate_grounding": "the grounding was already generated",
+    "too_many_answers": "more answers than max_answers",
+    "evidence_over_3_passages": "the answers' evidence spans more than 3 passages (ComLQ variants have 1-3)",
+    "redundant_condition": "dropping an intersected or unioned condition left the answers unchanged",
+    "negation_removes_nothing": "the negation removed no answer",
+    "negation_has_nothing_to_remove": "the positive part had no other member for the negation to remove",
+    "no_violating_passage": "every passage of the removed answers is also evidence",
+    "relation_then_inverse": "a relation was followed by its own inverse",
+    "anchor_clash": "two anchors had the same name",
+    "dead_end": "the walk back from the answer found no usable edge",
+    "empty_answer": "the query had no answer",
+    "no_evidence": "no passage states the facts",
+    "type_check_failed": "the triples did not form the type (bug)",
+}
+
+
+def builtin_inverses() -> dict[str, str]:
+    return {name: spec["inverse"] for name, spec in templates()["relations"]["relations"].items()}
+
+
+def build_kg(passages: dict[str, Passage], triples: str | None = None) -> KnowledgeGraph:
+    """The graph from a user triples file, or from the built-in extractor over `passages`."""
+    if triples:
+        return read_triples(triples, passages)
+    if not passages:
+        raise ComlqError("kg generator: no passages to build a knowledge graph from")
+    kg = from_extraction(extract(passages), builtin_inverses())
+    if kg.graph.number_of_edges() == 0:
+        raise ComlqError(f"kg generator: no facts found in {len(passages)} passages; supply a triples file (--triples)")
+    return kg
+
+
+def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tuple[str, ...]) -> GenerationResult:
+    from pipeline.generate import GenerationResult
+
+    if config.per_type < 1:
+        raise ComlqError(f"per_type must be at least 1 (got {config.per_type})")
+    if config.max_answers < 1:
+        raise ComlqError(f"max_answers must be at least 1 (got {config.max_answers})")
+    for name in types:
+        get_type(name)
+    started = time.perf_counter()
+    kg = build_kg(passages, config.triples)
+    build_seconds = time.perf_counter() - started
+
+    result = GenerationResult()
+    per_type: dict[str, dict] = {}
+    started = time.perf_counter()
+    for name in types:
+        items, summary = generate_type(kg, name, config)
+        result.items.extend(items)
+        per_type[name] = summary
+        result.rejected.extend(_rejections(name, summary))
+    seconds = time.perf_counter() - started
+
+    short = {n: s for n, s in per_type.items() if s["generated"] < s["requested"]}
+    for name, summary in short.items():
+        print(f"kg: {name}: {summary['shortfall']}", file=sys.stderr)
+    result.stats = {
+        "generator": "kg", "seed": config.seed, "per_type": config.per_type, "max_answers": config.max_answers,
+        "graph": {"source": config.triples or "built-in extractor", **kg.stats()},
+        "items": len(result.items), "short_types": sorted(short),
+        "types": per_type,
+        "timing": {"graph_build_seconds": round(build_seconds, 3), "sampling_seconds": round(seconds, 3),
+                   "items_per_second": round(len(result.items) / seconds, 1) if seconds > 0 else None},
+    }
+    return result
+
+
+def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig) -> tuple[list[Item], dict]:
+    """Up to `config.per_type` items of one type, and a summary of the attempts."""
+    sampler = Sampler(kg, plan_for(name), random.Random(f"{config.seed}:{name}"), config.max_answers)
+    items: list[Item] = []
+    budget = ATTEMPTS_PER_ITEM * config.per_type
+    attempts = 0
+    while len(items) < config.per_type and attempts < budget:
+        attempts += 1
+        grounding = sampler.attempt()
+        if grounding is None:
+            continue
+        item = make_item(kg, grounding, config.seed)
+        if item is None:
+            sampler.rejections["type_check_failed"] += 1
+            continue
+        items.append(item)
+    summary = {
+        "requested": config.per_type, "generated": len(items), "attempts": attempts,
+        "rejections": dict(sorted(sampler.rejections.items())),
+        "n_passages": dict(sorted(Counter(str(i.n_passages) for i in items).items())),
+    }
+    if len(items) < config.per_type:
+        top = ", ".join(f"{r} {c}" for r, c in sorted(sampler.rejections.items(), key=lambda rc: (-rc[1], rc[0]))[:3])
+        summary["shortfall"] = (f"{len(items)} of {config.per_type} items after {attempts} sampled groundings "
+                                f"(budget {ATTEMPTS_PER_ITEM} per item); most frequent rejections: {top or 'none'}")
+    return items, summary
+
+
+def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int) -> Item | None:
+    """The item of a checked grounding, or None if its triples fail the type check."""
+    plan = grounding.plan
+
+    def name(node: str) -> str:
+        return kg.label(grounding.anchors[node]) if plan.is_anchor(node) else node
+
+    pattern = get_type(plan.type).pattern
+    triples = []
+    for index, (s, o) in enumerate(plan.edges):
+        flags = pattern.edges[s, o]
+        triples.append(Triple(name(s), grounding.relations[index], name(o), flags["negated"], flags["union"]))
+    reasons = check_triples(triples, plan.target, plan.type)
+    if reasons or not matches(query_graph(triples, plan.target), plan.type, directed=True):
+        return None
+    digest = hashlib.sha1(json.dumps([t.to_dict() for t in triples], sort_keys=True).encode()).hexdigest()[:12]
+    item_id = f"kg-{plan.type}-{digest}"
+    verbalizer = Verbalizer(kg, grounding, random.Random(f"{seed}:{item_id}"))
+    evidence = grounding.evidence
+    grade = 2 if len(evidence) == 1 else 1
+    return Item(
+        id=item_id, type=plan.type, n_passages=len(evidence), question=verbalizer.question(),
+        indicator=get_type(plan.type).indicator, grounded_indicator=grounded_indicator(triples, plan.target),
+        triples=tuple(triples), target=plan.target, logical_form=verbalizer.logical_form(),
+        answers=tuple(sorted({kg.label(a) for a in grounding.answers})),
+        evidence=tuple(GradedPassage(p, grade) for p in evidence), violating=grounding.violating,
+        source_passages=tuple(sorted(set(evidence) | set(grounding.violating))),
+        generator=GeneratorInfo("kg", seed), check=Check(True, ()),
+    )
+
+
+def _rejections(name: str, summary: dict) -> list[dict]:
+    """One rejected.jsonl record per type and reason (counts), plus one for a shortfall."""
+    records = [{"generator": "kg", "type": name, "reason": reason,
+                "detail": f"{count} of {summary['attempts']} sampled groundings: {_REASONS.get(reason, reason)}",
+                "attempts": count}
+               for reason, count in summary["rejections"].items()]
+    if "shortfall" in summary:
+        records.append({"generator": "kg", "type": name, "reason": "shortfall", "detail": summary["shortfall"],
+                        "attempts": summary["attempts"]})
+    return records

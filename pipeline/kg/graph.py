@@ -1,0 +1,117 @@
+"""The knowledge graph: a networkx MultiDiGraph of facts, each carrying the passages that state it.
+
+Every fact `(s, R, o)` is stored twice, as `s -R-> o` and as `o -inv(R)-> s`, so that a query
+triple can always be written in ComLQ's edge direction with a relation that reads that way
+("Stanley Kubrick, creator_of, ?y"). Edge keys are relation names; the edge attribute
+`passages` lists the passage ids that state the fact. Node attributes: `label` (the display
+name used in queries) and, for passage entities, `topic`.
+
+Triples can also come from a user file (`--triples`), one JSON object per line, validated by
+`schemas/triple.schema.json`: {"subject", "relation", "object", "passages": [ids], "inverse"?}.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import networkx as nx
+
+from pipeline.errors import RecordError
+from pipeline.kg.extract import Extraction, Fact
+from pipeline.records import Passage
+from pipeline.schemas import read_jsonl
+
+
+@dataclass
+class KnowledgeGraph:
+    graph: nx.MultiDiGraph
+    inverses: dict[str, str]  # relation -> its inverse, both ways
+    # Read-only indexes over `graph` for the sampler's inner loops (built once by `index`).
+    out: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)  # node -> relation -> objects
+    passages: dict[tuple[str, str, str], tuple[str, ...]] = field(default_factory=dict)
+    subjects: dict[str, tuple[str, ...]] = field(default_factory=dict)  # relation -> nodes with that out-edge
+
+    def label(self, node: str) -> str:
+        return self.graph.nodes[node]["label"]
+
+    def topic(self, node: str) -> str | None:
+        return self.graph.nodes[node].get("topic")
+
+    def neighbours(self, node: str, relation: str) -> tuple[str, ...]:
+        return self.out.get(node, {}).get(relation, ())
+
+    def index(self) -> KnowledgeGraph:
+        out: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        subjects: dict[str, set[str]] = defaultdict(set)
+        for s, o, relation, passages in self.graph.edges(keys=True, data="passages"):
+            out[s][relation].append(o)
+            subjects[relation].add(s)
+            self.passages[(s, relation, o)] = passages
+        self.out = {n: {r: tuple(sorted(objs)) for r, objs in sorted(rels.items())} for n, rels in sorted(out.items())}
+        self.subjects = {r: tuple(sorted(nodes)) for r, nodes in sorted(subjects.items())}
+        return self
+
+    def stats(self) -> dict[str, object]:
+        per_relation: dict[str, int] = defaultdict(int)
+        for *_, relation in self.graph.edges(keys=True):
+            per_relation[relation] += 1
+        return {"nodes": self.graph.number_of_nodes(), "edges": self.graph.number_of_edges(),
+                "edges_per_relation": dict(sorted(per_relation.items()))}
+
+
+def build_graph(facts: Iterable[Fact], labels: dict[str, str], inverses: dict[str, str],
+                topics: dict[str, str] | None = None) -> KnowledgeGraph:
+    """A graph of `facts` plus their inverses; `inverses` maps each forward relation to its inverse name."""
+    graph = nx.MultiDiGraph()
+    both = dict(inverses) | {inv: rel for rel, inv in inverses.items()}
+    for fact in facts:
+        for node in (fact.subject, fact.object):
+            if node not in graph:
+                graph.add_node(node, label=labels.get(node, node), **({"topic": topics[node]} if topics and node in topics else {}))
+        inverse = both[fact.relation]
+        _add(graph, fact.subject, fact.relation, fact.object, fact.passages)
+        _add(graph, fact.object, inverse, fact.subject, fact.passages)
+    return KnowledgeGraph(graph, both).index()
+
+
+def _add(graph: nx.MultiDiGraph, s: str, relation: str, o: str, passages: tuple[str, ...]) -> None:
+    if graph.has_edge(s, o, key=relation):
+        merged = set(graph.edges[s, o, relation]["passages"]) | set(passages)
+        graph.edges[s, o, relation]["passages"] = tuple(sorted(merged))
+    else:
+        graph.add_edge(s, o, key=relation, passages=tuple(sorted(passages)))
+
+
+def from_extraction(extraction: Extraction, inverses: dict[str, str]) -> KnowledgeGraph:
+    return build_graph(extraction.facts, extraction.labels, inverses, extraction.topics)
+
+
+def read_triples(path: str | Path, passages: dict[str, Passage]) -> KnowledgeGraph:
+    """A graph from a user triples JSONL; errors name file:line:field."""
+    facts: list[Fact] = []
+    inverses: dict[str, str] = {}  # both ways
+    for record, lineno in _numbered(path):
+        where = f"{path}:{lineno}"
+        unknown = [p for p in record["passages"] if p not in passages]
+        if unknown:
+            raise RecordError(where, "passages", f"unknown passage id {unknown[0]!r} (not in the passage file)")
+        relation = record["relation"]
+        inverse = inverses.get(relation) or record.get("inverse") or f"inverse of {relation}"
+        if record.get("inverse", inverse) != inverse or inverses.get(inverse, relation) != relation:
+            raise RecordError(where, "inverse", f"{record.get('inverse')!r} contradicts the inverse of {relation!r} "
+                                                f"given earlier ({inverse!r})")
+        inverses[relation], inverses[inverse] = inverse, relation
+        facts.append(Fact(record["subject"], relation, record["object"], tuple(record["passages"])))
+    if not facts:
+        raise RecordError(str(path), "", "no triples")
+    return build_graph(facts, {}, inverses)
+
+
+def _numbered(path: str | Path):
+    """Validated records with their line numbers, so errors found after validation name the line too."""
+    records = read_jsonl(path, "triple")  # raises on a missing file or a bad line
+    lines = (i for i, line in enumerate(Path(path).open(encoding="utf-8"), start=1) if line.strip())
+    return zip(records, lines)

@@ -1,0 +1,189 @@
+"""The LLM generator: plan prompts, run them concurrently, check the answers, keep everything.
+
+Per query type it asks for `generate.per_type` items whose structure check passes, cycling
+through the passage counts in `llm.passage_counts` (ComLQ's type_1, type_2, type_3 variants),
+and tops up the shortfall in further rounds, at most `per_type * llm.prompts_per_item` prompts
+per type. Each prompt is one conversation: the prompt, then up to `llm.fix_attempts`
+follow-ups carrying the validation error. What still fails becomes a rejected record with
+the raw reply; a failed request (after the SDK's HTTP retries) rejects that prompt only.
+Planning is deterministic (seeded) and every answered request is cached, so a re-run, or a
+run killed halfway and started again, replays the answers it already paid for.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from pipeline.config import Config
+from pipeline.errors import ComlqError
+from pipeline.llm.build import build_item
+from pipeline.llm.client import CallError, LLMClient
+from pipeline.llm.grouping import mention_graph, passage_groups, spread
+from pipeline.llm.ledger import Ledger
+from pipeline.llm.parse import parse_answer
+from pipeline.llm.prompts import fix_message, render
+from pipeline.records import Item, Passage
+from pipeline.schemas import write_json
+
+Outcome = Item | dict[str, Any]  # an item, or a rejected record (schemas/rejected)
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    type: str
+    n_passages: int
+    index: int  # per type, in planning order
+    passage_ids: tuple[str, ...]
+
+    @property
+    def item_id(self) -> str:
+        return f"llm-{self.type}_{self.n_passages}-{self.index:04d}"
+
+
+class Planner:
+    """Hands out passage groups per size, in a seeded order, reusing passages as late as possible."""
+
+    def __init__(self, passages: dict[str, Passage], sizes: tuple[int, ...], seed: int):
+        graph = mention_graph(passages) if any(n > 1 for n in sizes) else None
+        self.groups = {n: spread(passage_groups(graph, n, seed)) if graph is not None
+                       else [(pid,) for pid in passages] for n in sizes}
+        self._next = Counter[int]()
+
+    def sizes(self) -> tuple[int, ...]:
+        return tuple(n for n, groups in self.groups.items() if groups)
+
+    def take(self, n: int) -> tuple[str, ...]:
+        groups = self.groups[n]
+        group = groups[self._next[n] % len(groups)]
+        self._next[n] += 1
+        return group
+
+
+def rejected_record(job: Job, reason: str, detail: str, raw: str | None = None,
+                    attempts: int | None = None) -> dict[str, Any]:
+    return {"generator": "llm", "type": job.type, "n_passages": job.n_passages, "reason": reason,
+            "detail": detail, "raw": raw, "attempts": attempts, "source_passages": list(job.passage_ids)}
+
+
+def run_job(job: Job, passages: dict[str, Passage], client: LLMClient, config: Config) -> Outcome:
+    """One prompt and its fix-up follow-ups -> an Item or a rejected record. Never raises for a bad answer."""
+    prompt = render(job.type, [passages[pid] for pid in job.passage_ids])
+    messages = [{"role": "system", "content": prompt.system}, {"role": "user", "content": prompt.user}]
+    attempts = config.llm.fix_attempts + 1
+    for attempt in range(1, attempts + 1):
+        try:
+            reply = client.complete(messages)
+        except CallError as exc:
+            return rejected_record(job, exc.reason, exc.detail, None, attempt)
+        answer, error = parse_answer(reply.text, job.n_passages)
+        if error is None:
+            try:
+                return build_item(job.item_id, answer, prompt, config.llm.model)
+            except Exception as exc:  # noqa: BLE001 - one odd answer must not stop the run; it is kept
+                return rejected_record(job, "build_failed", f"{type(exc).__name__}: {exc}", reply.text, attempt)
+        messages = [*messages, {"role": "assistant", "content": reply.text or ""},
+                    {"role": "user", "content": fix_message(error.detail)}]
+    return rejected_record(job, error.reason, f"after {attempts} attempts: {error.detail}", reply.text, attempts)
+
+
+def generate_llm(passages: dict[str, Passage], config: Config, types: tuple[str, ...], out_dir: Path):
+    """Generate items for `types` from `passages`; writes the cache and <out_dir>/ledger.json."""
+    from pipeline.generate import GenerationResult  # generate imports this package lazily
+
+    out_dir = Path(out_dir)
+    settings = config.llm
+    if settings.concurrency < 1:
+        raise ComlqError(f"llm.concurrency must be at least 1, not {settings.concurrency}")
+    bad_counts = [n for n in settings.passage_counts if n not in (1, 2, 3)]
+    if bad_counts or not settings.passage_counts:
+        raise ComlqError(f"llm.passage_counts must list 1, 2 and/or 3, not {list(settings.passage_counts)}")
+    if not passages:
+        raise ComlqError("the LLM generator got no passages")
+    cache_dir = Path(settings.cache_dir) if settings.cache_dir else out_dir / "cache" / "llm"
+    ledger = Ledger(settings.base_url or "https://api.openai.com/v1", settings.model,
+                    settings.price_prompt_per_1m, settings.price_completion_per_1m)
+    client = LLMClient(settings, cache_dir, ledger)
+    planner = Planner(passages, tuple(dict.fromkeys(settings.passage_counts)), config.generate.seed)
+
+    outcomes: list[tuple[Job | None, Outcome]] = []
+    sizes = planner.sizes()
+    for n in settings.passage_counts:
+        if n not in sizes:  # e.g. no two passages share an entity: say so once per type, do not guess
+            for type_name in types:
+                job = Job(type_name, n, -1, ())
+                outcomes.append((None, rejected_record(job, "no_passage_group",
+                                                       f"no group of {n} passages sharing an entity")))
+    per_type = config.generate.per_type
+    budget = math.ceil(per_type * settings.prompts_per_item)
+    prompts, good = Counter[str](), Counter[str]()
+    try:
+        with ThreadPoolExecutor(settings.concurrency) as pool, tqdm(desc="llm prompts", unit="prompt",
+                                                                    disable=None) as progress:
+            while sizes:
+                jobs = []
+                for type_name in types:
+                    for _ in range(max(0, min(per_type - good[type_name], budget - prompts[type_name]))):
+                        k = prompts[type_name]
+                        n = sizes[k % len(sizes)]
+                        jobs.append(Job(type_name, n, k, planner.take(n)))
+                        prompts[type_name] += 1
+                if not jobs:
+                    break
+                progress.total = (progress.total or 0) + len(jobs)
+                futures = [pool.submit(run_job, job, passages, client, config) for job in jobs]
+                for job, future in zip(jobs, futures):
+                    outcome = _result(future, futures)
+                    outcomes.append((job, outcome))
+                    if isinstance(outcome, Item) and outcome.check.ok:
+                        good[job.type] += 1
+                    progress.update()
+    finally:
+        client.close()
+        write_json(out_dir / "ledger.json", ledger.to_dict(), "llm_ledger")
+
+    items = [o for _, o in outcomes if isinstance(o, Item)]
+    rejected = [o for _, o in outcomes if not isinstance(o, Item)]
+    return GenerationResult(items, rejected, _stats(outcomes, types, prompts, planner, ledger, per_type))
+
+
+def _result(future: Future, futures: list[Future]) -> Outcome:
+    try:
+        return future.result()
+    except ComlqError:  # endpoint unreachable or refusing us: stop; answered requests stay cached
+        for other in futures:
+            other.cancel()
+        raise
+
+
+def _stats(outcomes: list[tuple[Job | None, Outcome]], types: tuple[str, ...], prompts: Counter[str],
+           planner: Planner, ledger: Ledger, per_type: int) -> dict[str, Any]:
+    by_type: dict[str, dict[str, int]] = {t: {"prompts": prompts[t], "items": 0, "check_ok": 0, "rejected": 0}
+                                          for t in types}
+    variants, reasons, check_reasons = Counter[str](), Counter[str](), Counter[str]()
+    for _, outcome in outcomes:
+        if isinstance(outcome, Item):
+            row = by_type[outcome.type]
+            row["items"] += 1
+            row["check_ok"] += outcome.check.ok
+            variants[outcome.variant] += 1
+            check_reasons.update(r.split(",")[0] for r in outcome.check.reasons)
+        else:
+            by_type[outcome["type"]]["rejected"] += 1
+            reasons[outcome["reason"]] += 1
+    items = sum(row["items"] for row in by_type.values())
+    return {
+        "generator": "llm", "per_type": per_type, "prompts": sum(prompts.values()), "items": items,
+        "items_check_ok": sum(row["check_ok"] for row in by_type.values()),
+        "rejected": sum(row["rejected"] for row in by_type.values()),
+        "types": by_type, "variants": dict(sorted(variants.items())),
+        "rejection_reasons": dict(sorted(reasons.items())), "check_reasons": dict(sorted(check_reasons.items())),
+        "passage_groups": {str(n): len(groups) for n, groups in planner.groups.items()},
+        "llm": ledger.to_dict(),
+    }

@@ -1,0 +1,436 @@
+"""Prefect flows: one per stage, and the parent `build_benchmark`.
+
+The flows only wire the plain stage functions (pipeline.passages, pipeline.generate, ...) and
+add what Prefect is for: retries on network steps, a cross-run cache of generation results,
+progress and count artifacts, schedules (flows.yaml) and scale-out (a Dask task runner).
+
+Every flow takes its run folder and the configuration file path (plain strings, so a
+deployment can pass them), and skips a stage whose done-marker matches its inputs
+(pipeline.orchestration.markers), so re-running a finished or crashed run redoes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from prefect import flow, task
+from prefect.artifacts import (
+    create_markdown_artifact,
+    create_progress_artifact,
+    create_table_artifact,
+    update_progress_artifact,
+)
+from prefect.cache_policies import INPUTS, TASK_SOURCE
+from prefect.futures import as_completed
+from prefect.states import Completed, State
+from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
+from prefect.tasks import exponential_backoff
+from tqdm import tqdm
+
+from pipeline import generate as generate_stage
+from pipeline import passages as passages_stage
+from pipeline.config import Config, ExportConfig, GenerateConfig, LLMConfig, ReviewConfig, load_config
+from pipeline.errors import ComlqError
+from pipeline.orchestration import markers
+from pipeline.querytypes import TYPE_NAMES
+
+AWAITING_REVIEW = "AwaitingReview"  # the name of the state a run ends in after its push
+TASK_RUNNERS = ("threads", "dask")
+
+# Network steps retry with exponential backoff (10 s, 20 s, 40 s; jittered).
+NETWORK_RETRIES = {"retries": 3, "retry_delay_seconds": exponential_backoff(backoff_factor=10), "retry_jitter_factor": 0.5}
+
+
+# ---------------------------------------------------------------------------- configuration
+
+
+def run_config(config: str | None = None, **overrides: Any) -> Config:
+    """The configuration file (or defaults) with the flow's parameters applied on top.
+
+    overrides: source, limit (passages); generator, per_type, seed (generate). None = keep.
+    """
+    cfg = load_config(config)
+    sections = {"source": cfg.passages, "limit": cfg.passages,
+                "generator": cfg.generate, "per_type": cfg.generate, "seed": cfg.generate}
+    for name, value in overrides.items():
+        if name not in sections:
+            raise ComlqError(f"unknown run parameter {name!r}")
+        if value is not None:
+            setattr(sections[name], name, value)
+    return cfg
+
+
+def make_task_runner(name: str = "threads", dask_address: str | None = None,
+                     dask_workers: int = 2, threads: int = 1) -> TaskRunner:
+    """threads: in-process; dask: a local cluster of process workers, or the scheduler at dask_address."""
+    if name == "threads":
+        return ThreadPoolTaskRunner(max_workers=threads)
+    if name == "dask":
+        from prefect_dask import DaskTaskRunner
+
+        if dask_address:
+            return DaskTaskRunner(address=dask_address)
+        return DaskTaskRunner(cluster_kwargs={"n_workers": dask_workers, "processes": True, "threads_per_worker": 1})
+    raise ComlqError(f"unknown task runner {name!r}; expected one of {', '.join(TASK_RUNNERS)}")
+
+
+# ---------------------------------------------------------------------------- progress
+
+
+class Progress:
+    """A Prefect progress artifact and a console bar that move together, ending at 100."""
+
+    def __init__(self, total: int, what: str, key: str) -> None:
+        self.total, self.done = max(total, 1), 0
+        self.artifact: UUID = create_progress_artifact(progress=0.0, key=key, description=what)
+        self.bar = tqdm(total=self.total, desc=what, unit="step", leave=False, disable=None)
+
+    def step(self, label: str = "") -> None:
+        self.done = min(self.done + 1, self.total)
+        self.bar.set_postfix_str(label)
+        self.bar.update(1)
+        update_progress_artifact(self.artifact, progress=100.0 * self.done / self.total)
+
+    def finish(self) -> None:
+        if self.done < self.total:
+            update_progress_artifact(self.artifact, progress=100.0)
+        self.bar.close()
+
+
+@contextmanager
+def progress(total: int, what: str, key: str) -> Iterator[Progress]:
+    bar = Progress(total, what, key)
+    try:
+        yield bar
+    finally:
+        bar.bar.close()
+    bar.finish()
+
+
+def counts_artifact(stage: str, counts: dict[str, Any], skipped: bool) -> None:
+    rows = [{"what": name, "count": value} for name, value in counts.items()]
+    note = " (already done: skipped)" if skipped else ""
+    create_table_artifact(rows, key=f"comlq-{stage}", description=f"{stage}: counts{note}")
+
+
+def once(run_dir: str | Path, stage: str, stage_key: str, outputs: Sequence[Path],
+         work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Run `work` unless the stage's marker matches `stage_key` and its outputs exist; returns counts."""
+    marker = markers.done(run_dir, stage, stage_key)
+    skipped = marker is not None and all(path.exists() for path in outputs)
+    counts = marker["counts"] if skipped else markers.mark(run_dir, stage, stage_key, work())["counts"]
+    counts_artifact(stage, counts, skipped)
+    return counts
+
+
+# ---------------------------------------------------------------------------- stage: passages
+
+
+@task(name="select-passages", **NETWORK_RETRIES)  # hf: sources stream from the Hub
+def select_passages_task(source: str, out: str, limit: int | None) -> int:
+    return passages_stage.select_passages(source, out, limit)
+
+
+@flow(name="select-passages")
+def select_passages_flow(run_dir: str, source: str = "sample", limit: int | None = None) -> dict[str, Any]:
+    """Passages from `source` (sample | path | hf:NAME[:CONFIG]) to RUN/passages.jsonl."""
+    out = Path(run_dir) / "passages.jsonl"
+    return once(run_dir, "passages", markers.key(source, limit), [out],
+                lambda: {"passages": select_passages_task(source, str(out), limit)})
+
+
+# ---------------------------------------------------------------------------- stage: generate
+
+# Cached across runs on the chunk's settings, the passages' content and this task's source, so
+# a re-run (or a run after a crash) repeats no finished chunk; within a chunk the LLM
+# generator's own call cache (RUN/cache/llm) covers the calls made before a crash.
+CHUNK_CACHE = (INPUTS - "passages_path" - "out_dir") + TASK_SOURCE
+
+
+@task(name="generate-chunk", cache_policy=CHUNK_CACHE, persist_result=True)
+def generate_chunk(generate: GenerateConfig, llm: LLMConfig, passages_digest: str, types: tuple[str, ...],
+                   passages_path: str, out_dir: str) -> generate_stage.GenerationResult:
+    """Generate the items of some query types (one chunk of the generation stage)."""
+    return generate_stage.generate(Config(generate=generate, llm=llm), passages_path, out_dir, types)
+
+
+def chunked(types: Sequence[str], size: int) -> list[tuple[str, ...]]:
+    return [tuple(types[i:i + size]) for i in range(0, len(types), max(size, 1))]
+
+
+def merge_results(results: Sequence[generate_stage.GenerationResult]) -> generate_stage.GenerationResult:
+    merged = generate_stage.GenerationResult()
+    for result in results:
+        merged.items.extend(result.items)
+        merged.rejected.extend(result.rejected)
+    merged.stats = results[0].stats if len(results) == 1 else merge_stats([r.stats for r in results])
+    return merged
+
+
+def merge_stats(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Sum numbers and merge dicts key by key; other values stay per chunk (a list)."""
+    merged: dict[str, Any] = {}
+    for key in dict.fromkeys(k for part in parts for k in part):
+        values = [part[key] for part in parts if key in part]
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            merged[key] = sum(values)
+        elif all(isinstance(v, dict) for v in values):
+            merged[key] = merge_stats(values)
+        else:
+            merged[key] = values[0] if all(v == values[0] for v in values) else values
+    return merged
+
+
+@flow(name="generate", task_runner=ThreadPoolTaskRunner(max_workers=1))
+def generate_flow(run_dir: str, config: str | None = None, generator: str | None = None,
+                  per_type: int | None = None, seed: int | None = None, types: list[str] | None = None,
+                  types_per_chunk: int | None = None) -> dict[str, Any]:
+    """RUN/passages.jsonl -> RUN/items.jsonl, rejected.jsonl, stats.json, in chunks of query types.
+
+    types_per_chunk: default all 14 in one chunk for `kg` (its graph is built once per chunk)
+    and one type per chunk for `llm`. Chunks run one at a time in-process, so the LLM client's
+    own pool (llm.concurrency) is the only concurrency against the endpoint; on Dask each
+    worker process runs one chunk at a time.
+    """
+    cfg = run_config(config, generator=generator, per_type=per_type, seed=seed)
+    run = Path(run_dir)
+    passages_path = run / "passages.jsonl"
+    if cfg.llm.cache_dir is None:  # one call cache per run folder, whatever the chunking
+        cfg.llm.cache_dir = str(run / "cache" / "llm")
+    wanted = tuple(types or TYPE_NAMES)
+    unknown = [t for t in wanted if t not in TYPE_NAMES]
+    if unknown:
+        raise ComlqError(f"unknown query type(s) {', '.join(unknown)}")
+    llm = cfg.generate.generator == "llm"
+    chunks = chunked(wanted, types_per_chunk or (1 if llm else len(wanted)))
+    stage_key = markers.key(cfg.generate, cfg.llm, markers.digest(passages_path), wanted, len(chunks))
+
+    def work() -> dict[str, Any]:
+        task_ = generate_chunk.with_options(**NETWORK_RETRIES) if llm else generate_chunk
+        digest = markers.digest(passages_path)
+        with progress(len(chunks), "generate", "comlq-generate-progress") as bar:
+            # submitted in order; the task runner decides how many run at once
+            futures = [task_.submit(cfg.generate, cfg.llm, digest, chunk, str(passages_path),
+                                    str(run if len(chunks) == 1 else run / "chunks" / "-".join(chunk)))
+                       for chunk in chunks]
+            for future in as_completed(futures):
+                bar.step()
+        merged = merge_results([future.result() for future in futures])
+        generate_stage.write_generation(merged, run)
+        counts = {"items": len(merged.items), "rejected": len(merged.rejected)}
+        for item in merged.items:
+            counts[f"items {item.type}"] = counts.get(f"items {item.type}", 0) + 1
+        return counts
+
+    outputs = [run / "items.jsonl", run / "rejected.jsonl", run / "stats.json"]
+    return once(run_dir, "generate", stage_key, outputs, work)
+
+
+# ---------------------------------------------------------------------------- stage: review
+
+
+def not_user_error(task: Any, task_run: Any, state: State) -> bool:
+    """Retry network failures; a ComlqError (bad input, or a service the stage gave up on) stays failed."""
+    try:
+        state.result()
+    except ComlqError:
+        return False
+    except Exception:  # noqa: BLE001 - anything else (connection reset, timeout, 5xx) may heal
+        return True
+    return False
+
+
+@task(name="review-push", retry_condition_fn=not_user_error, **NETWORK_RETRIES)
+def push_task(run_dir: str, config: ReviewConfig) -> dict[str, int]:
+    from annotation.push import push
+
+    result = push(run_dir, config)
+    return {"project": result.project_id, "created": result.created, "existing": result.existing,
+            "not sent (failed check)": result.skipped_failed_checks}
+
+
+@task(name="review-pull", retry_condition_fn=not_user_error, **NETWORK_RETRIES)
+def pull_task(run_dir: str, config: ReviewConfig) -> dict[str, int]:
+    from annotation.pull import pull
+
+    return dict(pull(run_dir, config).counts)
+
+
+def awaiting_review(run_dir: str, pushed: dict[str, Any], pending: int | None = None) -> State:
+    """The state a run rests in while people review; the collect flow picks it up."""
+    waiting = f"{pending} items still need votes" if pending is not None else "pushed, no votes collected yet"
+    message = (f"{run_dir}: waiting for review in Label Studio project {pushed.get('project')} "
+               f"({pushed.get('created', 0) + pushed.get('existing', 0)} tasks; {waiting}); "
+               "the collect-review flow continues with export and evaluation")
+    create_markdown_artifact(
+        f"## Waiting for review\n\n{message}\n\n" + "\n".join(f"- {k}: {v}" for k, v in pushed.items()),
+        key="comlq-awaiting-review", description=message)
+    return Completed(name=AWAITING_REVIEW, message=message, data={"run_dir": run_dir, "pushed": pushed})
+
+
+@flow(name="push-review")
+def push_review_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
+    """RUN/items.jsonl -> Label Studio tasks (3 annotations each); idempotent on the server too."""
+    cfg = run_config(config)
+    stage_key = markers.key(cfg.review.url, cfg.review.project_title, markers.digest(Path(run_dir) / "items.jsonl"))
+    return once(run_dir, "review-push", stage_key, [Path(run_dir) / "review" / "push_log.jsonl"],
+                lambda: push_task(run_dir, cfg.review))
+
+
+def pending_runs(runs_root: str) -> list[str]:
+    """Run folders that were pushed for review and not yet collected."""
+    root = Path(runs_root)
+    return sorted(str(run) for run in root.glob("*")
+                  if markers.read_marker(run, "review-push") and not markers.read_marker(run, "review"))
+
+
+@flow(name="collect-review")
+def collect_review_flow(run_dir: str | None = None, runs_root: str = "runs", config: str | None = None,
+                        deadline_hours: float = 72.0, evaluate: bool = True) -> State:
+    """Pull the votes of every run waiting for review (or of `run_dir`); a run whose tasks all
+    have their annotations, or whose deadline (hours after the push) has passed, continues with
+    export and evaluation, its pending items reported. Scheduled every 15 minutes in flows.yaml.
+    """
+    cfg = run_config(config)
+    runs = [run_dir] if run_dir else pending_runs(runs_root)
+    waiting: list[str] = []
+    finished: list[str] = []
+    for run in runs:
+        if markers.read_marker(run, "review"):  # collected before: nothing to do again
+            continue
+        pushed = markers.read_marker(run, "review-push")
+        if pushed is None:
+            raise ComlqError(f"{run}: nothing pushed for review yet (run build-benchmark with review=true)")
+        statuses = pull_task(run, cfg.review)
+        pending = statuses.get("pending", 0)
+        since = datetime.fromisoformat(pushed["finished"])
+        overdue = datetime.now(timezone.utc) - since > timedelta(hours=deadline_hours)
+        counts_artifact("review", {**statuses, "overdue": overdue}, skipped=False)
+        if pending and not overdue:
+            waiting.append(f"{run} ({pending} pending)")
+            continue
+        if pending:
+            create_markdown_artifact(
+                f"## Review deadline passed\n\n{run}: {pending} items had fewer than "
+                f"{cfg.review.annotators_per_item} votes after {deadline_hours} h; they are left out of the export "
+                "(listed as pending in review/reviewed.jsonl).", key="comlq-review-overdue")
+        markers.mark(run, "review", markers.key(pushed["key"]), statuses)
+        export_flow(run, config)
+        if evaluate:
+            evaluate_flow(run, config)
+        finished.append(run)
+    message = f"collected {len(finished)} run(s): {', '.join(finished) or '-'}; waiting: {', '.join(waiting) or '-'}"
+    if waiting:
+        return Completed(name=AWAITING_REVIEW, message=message, data={"finished": finished, "waiting": waiting})
+    return Completed(message=message, data={"finished": finished, "waiting": waiting})
+
+
+# ---------------------------------------------------------------------------- stage: export
+
+
+@task(name="export")
+def export_task(run_dir: str, out: str, config: ExportConfig) -> dict[str, int]:
+    from pipeline.export.stage import export
+
+    result = export(run_dir, out, config)
+    return {**{f"queries {split}": n for split, n in result.splits.items()},
+            "corpus": result.corpus, "left out": result.dropped_items}
+
+
+@flow(name="export")
+def export_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
+    """RUN (items, or review/reviewed.jsonl when reviewed) -> RUN/export (DatasetDict, Parquet, BEIR, card)."""
+    cfg = run_config(config)
+    run = Path(run_dir)
+    inputs = [run / name for name in ("items.jsonl", "passages.jsonl", "stats.json", "review/reviewed.jsonl")]
+    stage_key = markers.key(cfg.export, *(markers.digest(path) for path in inputs))
+    return once(run_dir, "export", stage_key, [run / "export" / "beir"],
+                lambda: export_task(run_dir, str(run / "export"), cfg.export))
+
+
+# ---------------------------------------------------------------------------- stage: evaluate
+
+
+@task(name="evaluate")
+def evaluate_task(beir: str, out: str, config: Config) -> dict[str, Any]:
+    from retrieval.evaluate import run_evaluation
+
+    metrics = run_evaluation(beir, out, config, progress=False)
+    return {f"nDCG@10 {name}": round(result["overall"]["nDCG@10"], 4)
+            for name, result in metrics["retrievers"].items()}
+
+
+def latest_export(runs_root: str) -> str:
+    exports = [path.parent.parent for path in Path(runs_root).glob("*/export/beir")]
+    if not exports:
+        raise ComlqError(f"{runs_root}: no run folder with an export (export/beir) yet")
+    return str(max(exports, key=lambda path: (path / "export" / "beir").stat().st_mtime))
+
+
+@flow(name="evaluate")
+def evaluate_flow(run_dir: str = "latest", config: str | None = None, runs_root: str = "runs") -> dict[str, Any]:
+    """RUN/export/beir -> RUN/report (metrics.json, TREC runs, report.md, plots).
+
+    run_dir "latest": the run folder under runs_root with the newest export (weekly schedule).
+    """
+    if run_dir == "latest":
+        run_dir = latest_export(runs_root)
+    cfg = run_config(config)
+    beir = Path(run_dir) / "export" / "beir"
+    stage_key = markers.key(cfg.evaluate, markers.digest(beir))
+    report = Path(run_dir) / "report"
+    return once(run_dir, "evaluate", stage_key, [report / "metrics.json"],
+                lambda: evaluate_task(str(beir), str(report), cfg))
+
+
+# ---------------------------------------------------------------------------- the parent flow
+
+
+def expand_run_dir(run_dir: str) -> str:
+    """`{date}` in a run folder name becomes today's UTC date (one folder per nightly run)."""
+    return run_dir.format(date=datetime.now(timezone.utc).strftime("%Y-%m-%d"))
+
+
+@flow(name="build-benchmark")
+def build_benchmark(run_dir: str = "runs/default", config: str | None = None, source: str | None = None,
+                    limit: int | None = None, generator: str | None = None, per_type: int | None = None,
+                    seed: int | None = None, types: list[str] | None = None, types_per_chunk: int | None = None,
+                    review: bool = False, task_runner: str = "threads",
+                    dask_address: str | None = None) -> State:
+    """The whole line on one run folder: passages, generate, then export + evaluate, or review.
+
+    run_dir: the run folder ({date} = today, UTC). config: a TOML file (default: built-in
+    settings); source, limit, generator, per_type, seed override it; types: a subset of the
+    14 query types. review: push the items to Label Studio and finish in the AwaitingReview
+    state (collect-review continues with export and evaluation once the votes are in).
+    task_runner: threads | dask (dask_address: an existing scheduler, else a local cluster).
+    """
+    run_dir = expand_run_dir(run_dir)
+    cfg = run_config(config, source=source, limit=limit, generator=generator, per_type=per_type, seed=seed)
+    generate_runner = make_task_runner(task_runner, dask_address)
+    counts: dict[str, dict[str, Any]] = {}
+    stages = ["passages", "generate"] + (["review-push"] if review else ["export", "evaluate"])
+    with progress(len(stages), "build-benchmark", "comlq-run-progress") as bar:
+        counts["passages"] = select_passages_flow(run_dir, cfg.passages.source, cfg.passages.limit)
+        bar.step("passages")
+        counts["generate"] = generate_flow.with_options(task_runner=generate_runner)(
+            run_dir, config, cfg.generate.generator, cfg.generate.per_type, cfg.generate.seed, types, types_per_chunk)
+        bar.step("generate")
+        if review:
+            counts["review-push"] = push_review_flow(run_dir, config)
+            bar.step("review-push")
+        else:
+            counts["export"] = export_flow(run_dir, config)
+            bar.step("export")
+            counts["evaluate"] = evaluate_flow(run_dir, config)
+            bar.step("evaluate")
+    if review:
+        return awaiting_review(run_dir, counts["review-push"])
+    summary = "; ".join(f"{stage}: " + ", ".join(f"{k} {v}" for k, v in c.items()) for stage, c in counts.items()
+                        if stage != "generate") + f"; generate: {counts['generate']['items']} items"
+    return Completed(message=summary, data=counts)

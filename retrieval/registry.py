@@ -1,0 +1,195 @@
+"""Retrievers by name. A spec is a name with optional arguments, nested for fusion:
+
+    bm25 | dense | itlr | itlr-bm25 | rewrite
+    itlr(ops=minmax, cal=shift, parse=rules, k=0, terms=bm25)
+    rrf(bm25, dense) | rrf(bm25, itlr(cal=shift), k0=60)
+
+The factory shares one BM25 index, one encoder and one dense index between all retrievers it
+builds, so "dense,itlr,rrf(bm25,dense)" encodes the corpus once. Experiments add names with
+`register_retriever(name, builder)`; a builder gets the factory, positional and keyword args.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.config import EvaluateConfig, LLMConfig
+from pipeline.errors import ComlqError
+from retrieval.base import Retriever
+
+Builder = Callable[["Factory", list[str], dict[str, str]], Retriever]
+BUILDERS: dict[str, Builder] = {}
+
+
+def register_retriever(name: str, builder: Builder) -> Builder:
+    BUILDERS[name] = builder
+    return builder
+
+
+def default_cache_dir() -> Path:
+    root = os.environ.get("COMLQ_CACHE")
+    return Path(root) / "embeddings" if root else Path.home() / ".cache" / "comlq" / "embeddings"
+
+
+@dataclass
+class Factory:
+    evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
+    llm: LLMConfig = field(default_factory=LLMConfig)
+    progress: bool = True
+    _shared: dict[str, object] = field(default_factory=dict)
+
+    def shared(self, key: str, make: Callable[[], object]):
+        if key not in self._shared:
+            self._shared[key] = make()
+        return self._shared[key]
+
+    def texts_encoded(self) -> int:
+        """Texts the shared encoder has sent to its model so far (cache misses)."""
+        encoder = self._shared.get("encoder")
+        return encoder.encoded if encoder is not None else 0
+
+    def bm25(self):
+        from retrieval.bm25 import BM25Retriever
+
+        return self.shared("bm25", BM25Retriever)
+
+    def encoder(self):
+        from retrieval.encoders import make_encoder
+
+        cfg = self.evaluate
+        return self.shared("encoder", lambda: make_encoder(cfg.model, cfg.embeddings_base_url, self.llm.api_key_env,
+                                                           cfg.cache_dir or default_cache_dir()))
+
+    def dense(self):
+        from retrieval.dense import DenseRetriever
+
+        return self.shared("dense", lambda: DenseRetriever(self.encoder(), progress=self.progress))
+
+    def chat(self):
+        from retrieval.llm import Chat
+
+        return self.shared("chat", lambda: Chat(self.llm))
+
+    def parser(self, source: str):
+        from retrieval.logical_forms import GoldParser, LLMParser, RulesParser
+
+        if source == "gold":
+            return GoldParser()
+        if source == "rules":
+            return RulesParser()
+        if source == "llm":
+            return LLMParser(self.chat())
+        raise ComlqError(f"unknown parse source '{source}' (known: gold, rules, llm)")
+
+    def build(self, spec: str) -> Retriever:
+        name, args, kwargs = parse_spec(spec)
+        if name not in BUILDERS:
+            raise ComlqError(f"unknown retriever '{name}' in '{spec}' (known: {', '.join(BUILDERS)})")
+        retriever = BUILDERS[name](self, args, kwargs)
+        retriever.name = canonical(spec)
+        return retriever
+
+
+def parse_spec(spec: str) -> tuple[str, list[str], dict[str, str]]:
+    """'rrf(bm25, itlr(cal=shift), k0=60)' -> ('rrf', ['bm25', 'itlr(cal=shift)'], {'k0': '60'})."""
+    spec = spec.strip()
+    match = re.fullmatch(r"([A-Za-z0-9_.-]+)\s*(?:\((.*)\))?", spec, re.S)
+    if not match:
+        raise ComlqError(f"bad retriever spec '{spec}' (expected NAME or NAME(ARG, KEY=VALUE, ...))")
+    name, inner = match[1], match[2]
+    args: list[str] = []
+    kwargs: dict[str, str] = {}
+    for part in split_top_level(inner or ""):
+        key, eq, value = part.partition("=")
+        if eq and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key.strip()):
+            kwargs[key.strip()] = value.strip()
+        else:
+            args.append(part)
+    return name, args, kwargs
+
+
+def split_top_level(text: str, sep: str = ",") -> list[str]:
+    """Split at separators outside parentheses; empty parts dropped; unbalanced input is an error."""
+    parts, depth, current = [], 0, []
+    for char in text:
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                raise ComlqError(f"unbalanced parentheses in '{text}'")
+        if char == sep and depth == 0:
+            parts.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    if depth != 0:
+        raise ComlqError(f"unbalanced parentheses in '{text}'")
+    parts.append("".join(current).strip())
+    return [p for p in parts if p]
+
+
+def canonical(spec: str) -> str:
+    return re.sub(r"\s+", "", spec)
+
+
+def _int_or_none(value: str | int | None, what: str) -> int | None:
+    try:
+        number = int(value) if value is not None else None
+    except ValueError:
+        raise ComlqError(f"{what} must be an integer, got '{value}'") from None
+    return number if number and number > 0 else None
+
+
+def _no_args(name: str) -> Builder:
+    def check(args: list[str], kwargs: dict[str, str]) -> None:
+        if args or kwargs:
+            raise ComlqError(f"retriever '{name}' takes no arguments")
+    return lambda f, a, k: (check(a, k), getattr(f, name)())[1]
+
+
+def _itlr(factory: Factory, args: list[str], kwargs: dict[str, str], terms: str = "dense") -> Retriever:
+    from retrieval.itlr import ITLRRetriever
+
+    cfg = factory.evaluate
+    known = {"ops", "cal", "parse", "k", "terms"}
+    unknown = set(kwargs) - known
+    if args or unknown:
+        raise ComlqError(f"itlr takes only {', '.join(sorted(known))} (got {', '.join(args + sorted(unknown))})")
+    terms = kwargs.get("terms", terms)
+    if terms not in ("dense", "bm25"):
+        raise ComlqError(f"itlr terms must be dense or bm25, got '{terms}'")
+    scorer = factory.dense() if terms == "dense" else factory.bm25()
+    default_cal = cfg.calibration if terms == "dense" else "minmax"  # raw BM25 scores are unbounded
+    return ITLRRetriever(scorer, factory.parser(kwargs.get("parse", cfg.parse)), kwargs.get("ops", cfg.operators),
+                         kwargs.get("cal", default_cal), _int_or_none(kwargs.get("k", cfg.candidates_k), "itlr k"))
+
+
+def _rrf(factory: Factory, args: list[str], kwargs: dict[str, str]) -> Retriever:
+    from retrieval.fusion import FusionRetriever
+
+    if len(args) < 2:
+        raise ComlqError("rrf needs at least two retrievers, e.g. rrf(bm25,dense)")
+    k0 = _int_or_none(kwargs.get("k0", "60"), "rrf k0") or 60
+    return FusionRetriever([factory.build(a) for a in args], name="rrf", k0=k0, depth=factory.evaluate.depth)
+
+
+def _rewrite(factory: Factory, args: list[str], kwargs: dict[str, str]) -> Retriever:
+    from retrieval.rewrite import RewriteRetriever
+
+    if args or kwargs:
+        raise ComlqError("retriever 'rewrite' takes no arguments")
+    chat = factory.chat()  # first: raises RetrieverUnavailable before loading any model
+    return RewriteRetriever(factory.dense(), chat)
+
+
+register_retriever("bm25", _no_args("bm25"))
+register_retriever("dense", _no_args("dense"))
+register_retriever("itlr", _itlr)
+register_retriever("itlr-bm25", lambda f, a, k: _itlr(f, a, k, terms="bm25"))
+register_retriever("rrf", _rrf)
+register_retriever("rewrite", _rewrite)

@@ -1,0 +1,66 @@
+import shutil
+
+import pytest
+
+from pipeline.errors import ComlqError
+from retrieval.beir import load_beir, split_type
+
+
+def test_fixture_loads_the_split(data):
+    assert len(data.corpus) == 30
+    assert [q.id for q in data.queries] == [f"q{i:02d}" for i in range(1, 11)]  # q11 is in train
+    q1 = data.queries[0]
+    assert (q1.type, q1.n_passages, q1.negations) == ("2in", 1, 1)
+    assert q1.logical_form.startswith('"film directed by Christopher Nolan"')
+    assert data.qrels["q04"] == {"p21": 2, "p23": 2, "p20": 1}
+    assert data.violations["q10"] == {"p01", "p02", "p03"}
+    texts = dict(zip(data.corpus.ids, data.corpus.texts))
+    assert texts["p11"].startswith("Lion The lion is")  # title, then text
+    assert texts["p01"].startswith("Inception is")  # not twice when the text starts with it
+
+
+@pytest.mark.parametrize("value, expected", [("2in_2", ("2in", 2)), ("3p_1", ("3p", 1)), ("2in", ("2in", None)),
+                                             ("pni_3", ("pni", 3)), (None, (None, None))])
+def test_comlq_type_suffix(value, expected):
+    assert split_type(value) == expected
+
+
+def test_negations_fall_back_to_the_type_catalogue(tmp_path, beir_path):
+    folder = tmp_path / "beir"
+    shutil.copytree(beir_path, folder)
+    (folder / "queries.jsonl").write_text('{"_id": "q01", "text": "x?", "type": "3in_2"}\n'
+                                          '{"_id": "q02", "text": "y?", "type": "2u"}\n')
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq01\tp01\t1\nq02\tp02\t1\n")
+    shutil.rmtree(folder / "violations")
+    data = load_beir(folder, "test")
+    assert [(q.type, q.n_passages, q.negations) for q in data.queries] == [("3in", 2, 1), ("2u", None, 0)]
+    assert data.violations is None
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda f: (f / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq01\tp01\n"),
+     "qrels/test.tsv:2: expected 3 tab-separated columns, got 2"),
+    (lambda f: (f / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq01\tp01\thigh\n"),
+     "qrels/test.tsv:2: column 'score': 'high' is not a number"),
+    (lambda f: (f / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq01\tp99\t1\n"),
+     "query 'q01' judges passage 'p99', which is not in corpus.jsonl"),
+    (lambda f: (f / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq99\tp01\t1\n"),
+     "1 judged queries are not in queries.jsonl (e.g. 'q99')"),
+    (lambda f: (f / "corpus.jsonl").write_text('{"_id": "p01", "text": "a"}\n{"text": "b"}\n'),
+     "corpus.jsonl:2: field '_id': is missing"),
+    (lambda f: (f / "queries.jsonl").write_text('{"_id": "q01", "text": "a"\n'),
+     "queries.jsonl:1: bad JSON"),
+    (lambda f: (f / "qrels" / "test.tsv").unlink(), "no qrels for split 'test' (available: train)"),
+])
+def test_bad_folders_name_file_and_line(tmp_path, beir_path, edit, message):
+    folder = tmp_path / "beir"
+    shutil.copytree(beir_path, folder)
+    edit(folder)
+    with pytest.raises(ComlqError) as err:
+        load_beir(folder, "test")
+    assert message in str(err.value)
+
+
+def test_missing_folder():
+    with pytest.raises(ComlqError, match="not a BEIR folder"):
+        load_beir("/nonexistent/beir", "test")

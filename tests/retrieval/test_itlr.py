@@ -1,0 +1,139 @@
+import numpy as np
+import pytest
+
+from pipeline.errors import ComlqError
+from retrieval.base import Corpus, Query
+from retrieval.itlr import (CALIBRATIONS, OPERATORS, And, ITLRRetriever, Not, Or, Term, evaluate, parse, terms,
+                            to_string)
+
+A, B, C, D = Term("a"), Term("b"), Term("c"), Term("d")
+
+
+@pytest.mark.parametrize("text, tree", [
+    ('"a"', A),
+    ('"a" OR "b" AND "c"', Or((A, And((B, C))))),  # AND binds tighter than OR
+    ('"a" AND "b" OR "c"', Or((And((A, B)), C))),
+    ('NOT "a" AND "b"', And((Not(A), B))),  # NOT binds tighter than AND
+    ('"a" AND NOT "b" OR NOT "c"', Or((And((A, Not(B))), Not(C)))),
+    ('("a" OR "b") AND "c"', And((Or((A, B)), C))),
+    ('NOT ("a" OR "b")', Not(Or((A, B)))),
+    ('NOT NOT "a"', Not(Not(A))),
+    ('"a" AND "b" AND "c" OR "d"', Or((And((A, B, C)), D))),
+    ('"a" and not "b"', And((A, Not(B)))),  # keywords in any case
+    ("'a' AND \"b\"", And((A, B))),
+])
+def test_grammar_and_precedence(text, tree):
+    assert parse(text) == tree
+    assert parse(to_string(tree)) == tree
+
+
+def test_quoted_terms_keep_keywords_and_escapes():
+    assert parse('"NOT AND OR" AND "say \\"hi\\""') == And((Term("NOT AND OR"), Term('say "hi"')))
+    assert parse(to_string(Term('a "b" c\\'))) == Term('a "b" c\\')
+
+
+@pytest.mark.parametrize("text, message", [
+    ('"a" AND', "unexpected end of input; expected '(' or NOT or a quoted term"),
+    ('a AND "b"', "unexpected character 'a' at column 1 (terms must be in quotes)"),
+    ('("a"', "unexpected end of input; expected ')'"),
+    ('"a" "b"', "unexpected '\"b\"' at column 5"),
+    ('"a" AND )', "unexpected ')' at column 9"),
+    ("", "logical form is empty"),
+])
+def test_bad_input_has_clear_message(text, message):
+    with pytest.raises(ComlqError) as err:
+        parse(text)
+    assert message in str(err.value)
+
+
+def test_positive_terms_skip_odd_negations():
+    tree = parse('"a" AND NOT ("b" OR NOT "c") AND "d"')
+    assert list(terms(tree)) == ["a", "b", "c", "d"]
+    assert list(terms(tree, positive=True)) == ["a", "c", "d"]
+
+
+SCORES = {"a": np.array([0.8, 0.2, 0.5]), "b": np.array([0.5, 0.4, 1.0])}
+
+
+@pytest.mark.parametrize("ops, text, expected", [
+    ("product", '"a" AND "b"', [0.4, 0.08, 0.5]),
+    ("product", '"a" OR "b"', [1.3, 0.6, 1.5]),
+    ("product", '"a" AND NOT "b"', [0.4, 0.12, 0.0]),
+    ("sum", '"a" AND "b"', [1.3, 0.6, 1.5]),
+    ("sum", '"a" AND NOT "b"', [1.3, 0.8, 0.5]),
+    ("minmax", '"a" AND "b"', [0.5, 0.2, 0.5]),
+    ("minmax", '"a" OR "b"', [0.8, 0.4, 1.0]),
+    ("inverse", '"a" AND NOT "b"', [1.6, 0.5, 0.5]),
+    ("inverse", 'NOT "a" OR "b"', [1.75, 5.4, 3.0]),
+])
+def test_operator_sets(ops, text, expected):
+    np.testing.assert_allclose(evaluate(parse(text), SCORES, OPERATORS[ops]), expected)
+
+
+def test_inverse_not_does_not_divide_by_zero():
+    assert np.isfinite(OPERATORS["inverse"].not_(np.array([0.0, -0.3]))).all()
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("raw", [-0.5, 0.0, 0.5]),
+    ("shift", [0.25, 0.5, 0.75]),
+    ("minmax", [0.0, 0.5, 1.0]),
+])
+def test_calibrations(name, expected):
+    np.testing.assert_allclose(CALIBRATIONS[name](np.array([-0.5, 0.0, 0.5])), expected)
+
+
+def test_minmax_of_constant_scores_is_zero():
+    np.testing.assert_array_equal(CALIBRATIONS["minmax"](np.array([0.3, 0.3])), [0.0, 0.0])
+
+
+class FixedScorer:
+    """Term scores from a table: lets the ITLR arithmetic be checked by hand."""
+
+    name = "fixed"
+
+    def __init__(self, table):
+        self.table = table
+        self.corpus = None
+        self.asked: list[list[str]] = []
+
+    def index(self, corpus):
+        self.corpus = corpus
+
+    def term_scores(self, texts):
+        self.asked.append(list(texts))
+        return np.array([self.table[t] for t in texts])
+
+
+def test_itlr_ranks_by_the_combined_score_and_asks_each_term_once():
+    scorer = FixedScorer({"x": [0.9, 0.8, 0.1], "y": [0.9, 0.1, 0.2]})
+    itlr = ITLRRetriever(scorer, lambda qs: [q.logical_form for q in qs], candidates_k=None)
+    itlr.index(Corpus(("d1", "d2", "d3"), ("", "", "")))
+    queries = [Query("q1", "", logical_form='"x" AND NOT "y"'), Query("q2", "", logical_form='"y" OR "x"')]
+    run = itlr.retrieve(queries, k=3)
+    assert list(run["q1"]) == ["d2", "d1", "d3"]  # 0.72, 0.09, 0.08
+    assert run["q1"]["d2"] == pytest.approx(0.72)
+    assert list(run["q2"]) == ["d1", "d2", "d3"]
+    assert scorer.asked == [["x", "y"]]  # distinct terms of the batch, once
+
+
+def test_candidate_union_scores_exactly_and_finds_the_same_top(data, encoder):
+    from retrieval.dense import DenseRetriever
+
+    dense = DenseRetriever(encoder, progress=False)
+    parser = lambda qs: [q.logical_form for q in qs]  # noqa: E731
+    exhaustive = ITLRRetriever(dense, parser, candidates_k=None)
+    union = ITLRRetriever(dense, parser, candidates_k=5)
+    exhaustive.index(data.corpus)
+    full = exhaustive.retrieve(data.queries, k=len(data.corpus))
+    some = union.retrieve(data.queries, k=len(data.corpus))
+    for query in data.queries:
+        assert len(some[query.id]) < len(data.corpus)  # really a subset of passages
+        for pid, score in some[query.id].items():
+            assert score == pytest.approx(full[query.id][pid], abs=1e-6)
+        assert next(iter(some[query.id])) == next(iter(full[query.id]))
+
+
+def test_unknown_operator_set_names_the_known_ones():
+    with pytest.raises(ComlqError, match="unknown operator set 'max'.*product, sum, minmax, inverse"):
+        ITLRRetriever(FixedScorer({}), lambda qs: [], operators="max")

@@ -1,0 +1,92 @@
+import math
+
+import pytest
+
+from retrieval.base import Query, cut, ranked, read_trec, write_trec
+from retrieval.metrics import breakdown, lsnc, mean, per_query, significance
+
+# q1: d1 (grade 2) and d2 (grade 1) relevant, tied at 0.8; trec_eval puts d2 first (id descending),
+# so the ranking is d4, d2, d1, d3.
+QRELS = {"q1": {"d1": 2, "d2": 1, "d3": 0}, "q2": {"d5": 1}, "q3": {"d11": 1}}
+RUN = {
+    "q1": {"d4": 0.9, "d1": 0.8, "d2": 0.8, "d3": 0.1},
+    "q3": {f"d{i:02d}": 1.0 - i / 100 for i in range(1, 11)} | {"d11": 0.5},  # relevant at rank 11
+}  # q2 is not answered at all
+
+
+def test_trec_eval_order_is_score_then_id_descending():
+    assert [pid for pid, _ in ranked(RUN["q1"])] == ["d4", "d2", "d1", "d3"]
+    assert list(cut(RUN, 2)["q1"]) == ["d4", "d2"]
+
+
+def test_measures_equal_hand_computed_values():
+    values = per_query(RUN, QRELS)
+    dcg = 1 / math.log2(3) + 2 / math.log2(4)  # d2 (gain 1) at rank 2, d1 (gain 2) at rank 3
+    ideal = 2 / math.log2(2) + 1 / math.log2(3)
+    assert values["q1"]["nDCG@10"] == pytest.approx(dcg / ideal)
+    assert values["q1"]["MAP@100"] == pytest.approx((1 / 2 + 2 / 3) / 2)
+    assert values["q1"]["Recall@100"] == pytest.approx(1.0)
+    assert values["q1"]["MRR@10"] == pytest.approx(1 / 2)
+    assert values["q2"] == {"nDCG@10": 0.0, "MAP@100": 0.0, "Recall@100": 0.0, "MRR@10": 0.0}
+    assert values["q3"]["MRR@10"] == 0.0  # rank 11 is outside the cut at 10
+    assert values["q3"]["MAP@100"] == pytest.approx(1 / 11)
+    assert values["q3"]["nDCG@10"] == 0.0
+    overall = mean(values)
+    assert overall["nDCG@10"] == pytest.approx(dcg / ideal / 3)  # unanswered q2 counts 0
+    assert overall["queries"] == 3
+    assert "LSNC@10" not in overall  # no violation labels
+
+
+@pytest.mark.parametrize("violating, expected", [
+    (0, 1.0),
+    (10, 0.0),
+    (3, math.log(11 / 4) / math.log(11)),  # -log((3+1)/11) / log(11) = 0.42187...
+])
+def test_lsnc_at_10(violating, expected):
+    ranking = [f"v{i}" for i in range(violating)] + [f"d{i}" for i in range(20)]
+    violators = {f"v{i}" for i in range(violating)}
+    assert lsnc(ranking, violators, 10) == pytest.approx(expected)
+
+
+def test_lsnc_counts_only_the_top_k_in_trec_eval_order():
+    # three passages tied at 0.5: the violator 'a' comes last by id, outside the top 2
+    run = {"q": {"a": 0.5, "b": 0.5, "c": 0.5}}
+    values = per_query(run, {"q": {"b": 1}}, [Query("q", "x", negations=1)], {"q": {"a"}})
+    assert values["q"]["LSNC@10"] == pytest.approx(-math.log(2 / 11) / math.log(11))
+    assert lsnc([pid for pid, _ in ranked(run["q"])], {"a"}, 2) == 1.0
+    assert values["q"]["LSNC@100"] == pytest.approx(-math.log(2 / 101) / math.log(101))
+
+
+def test_lsnc_only_for_negated_queries():
+    queries = [Query("q1", "x", negations=1), Query("q2", "y", negations=0), Query("q3", "z", negations=0)]
+    values = per_query(RUN, QRELS, queries, {"q1": {"d4"}})
+    assert values["q1"]["LSNC@10"] == pytest.approx(-math.log(2 / 11) / math.log(11))
+    assert "LSNC@10" not in values["q2"]
+    assert mean(values)["LSNC@10"] == values["q1"]["LSNC@10"]
+
+
+def test_breakdown_by_type_and_negations():
+    values = {"a": {"nDCG@10": 1.0}, "b": {"nDCG@10": 0.0}, "c": {"nDCG@10": 0.5}}
+    queries = [Query("a", "", type="2in", negations=1), Query("b", "", type="2in", negations=1),
+               Query("c", "", type="1p", negations=0)]
+    by_type = breakdown(values, queries, lambda q: q.type)
+    assert by_type["2in"]["nDCG@10"] == 0.5 and by_type["2in"]["queries"] == 2
+    assert list(breakdown(values, queries, lambda q: q.negations)) == ["0", "1"]
+
+
+def test_significance_paired():
+    ours = {str(i): {"nDCG@10": 0.5 + i / 100} for i in range(10)}
+    base = {str(i): {"nDCG@10": 0.5} for i in range(10)}
+    result = significance(ours, base, ["nDCG@10"])["nDCG@10"]
+    assert result["n"] == 10
+    assert result["mean_diff"] == pytest.approx(0.045)
+    assert result["t_p"] < 0.01 and result["wilcoxon_p"] < 0.01
+    same = significance(base, base, ["nDCG@10"])["nDCG@10"]
+    assert same["t_p"] is None and same["wilcoxon_p"] is None
+
+
+def test_trec_file_round_trip_keeps_scores_exactly(tmp_path):
+    path = write_trec(RUN, tmp_path / "run.trec", "test")
+    assert read_trec(path) == RUN
+    first = path.read_text().splitlines()[0].split()
+    assert first[:4] == ["q1", "Q0", "d4", "1"] and first[5] == "test"
