@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 OUT ?= runs/default
 
-.PHONY: run test install clean
+.PHONY: run test test-deps install clean
 
 install: $(VENV)/.installed
 
@@ -21,7 +21,13 @@ $(VENV)/.installed: pyproject.toml
 run: install
 	$(BIN)/comlq run --out $(OUT)
 
-test: install
+# Test services: the Label Studio server in its own venv (.venv-ls, with a migrated empty database)
+# and Debian's Chromium for the browser test (CI runs as root).
+test-deps: install
+	$(BIN)/comlq review server install
+	test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
+
+test: install test-deps
 	$(BIN)/python -m pytest
 
 clean:

@@ -14,7 +14,9 @@ def _server(args: argparse.Namespace) -> int:
     from annotation import server
 
     config = load_config(args.config).review
-    if args.action == "start":
+    if args.action == "install":
+        print(server.ensure_installed())
+    elif args.action == "start":
         server.start(config)
     elif args.action == "stop":
         server.stop(config)
@@ -63,8 +65,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.set_defaults(handler=handler)
         return p
 
-    p = verb("server", "start, stop or show the Label Studio server (installed into .venv-ls when missing)", _server)
-    p.add_argument("action", choices=["start", "stop", "status"])
+    p = verb("server", "install, start, stop or show the Label Studio server (its own venv: .venv-ls)", _server)
+    p.add_argument("action", choices=["install", "start", "stop", "status"])
 
     p = verb("add-annotator", "create an annotator account that can log into the web UI", _add_annotator)
     p.add_argument("email")

@@ -43,7 +43,9 @@ def service_errors(url: str) -> Iterator[None]:
 def connect(config: ReviewConfig) -> LabelStudio:
     client = LabelStudio(base_url=config.url.rstrip("/"), api_key=api_token(config), timeout=TIMEOUT)
     with service_errors(config.url):
-        client.users.whoami()  # fail here, before any work, when the server is down or the token wrong
+        # fail here, before any work, when the server is down (no SDK retries) or the token wrong
+        httpx.get(f"{config.url.rstrip('/')}/health", timeout=10.0).raise_for_status()
+        client.users.whoami()
     return client
 
 

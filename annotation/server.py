@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +31,8 @@ LS_REQUIREMENT = "label-studio==1.23.2"
 VENV_ENV = "COMLQ_LS_VENV"
 DEFAULT_VENV = ".venv-ls"
 PASSWORD_ENV = "LABEL_STUDIO_PASSWORD"
+DB_NAME = "label_studio.sqlite3"
+TEMPLATE_DB = "comlq-template.sqlite3"
 
 # Plain names Label Studio also reads as settings (get_env tries LABEL_STUDIO_X, HEARTEX_X, then X):
 # a login shell's USERNAME or a stray PORT must not leak into the server.
@@ -55,21 +59,34 @@ def ensure_installed(venv: Path | None = None, log: Callable[[str], None] = prin
     venv = venv or venv_path()
     exe = venv / "bin" / "label-studio"
     marker = venv / ".comlq-installed"
-    if marker.is_file() and marker.read_text().strip() == LS_REQUIREMENT and exe.exists():
-        return exe
-    if exe.exists() and os.environ.get(VENV_ENV):
-        return exe  # a venv the user built and pointed us at
-    log(f"installing {LS_REQUIREMENT} into {venv} (once; takes a few minutes)")
-    steps = [[sys.executable, "-m", "venv", str(venv)],
-             [str(venv / "bin" / "pip"), "install", "--quiet", "--upgrade", "pip"],
-             [str(venv / "bin" / "pip"), "install", "--quiet", LS_REQUIREMENT]]
-    for step in steps:
-        done = subprocess.run(step, capture_output=True, text=True)
-        if done.returncode != 0:
-            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-            raise ComlqError(f"installing Label Studio failed at `{' '.join(step[:3])}`: {tail[0]}")
-    marker.write_text(LS_REQUIREMENT + "\n")
+    user_built = exe.exists() and os.environ.get(VENV_ENV)  # a venv the user built and pointed us at
+    if not user_built and not (marker.is_file() and marker.read_text().strip() == LS_REQUIREMENT and exe.exists()):
+        log(f"installing {LS_REQUIREMENT} into {venv} (once; takes a few minutes)")
+        _run([sys.executable, "-m", "venv", str(venv)], "creating the venv")
+        _run([str(venv / "bin" / "pip"), "install", "--quiet", "--upgrade", "pip"], "upgrading pip")
+        _run([str(venv / "bin" / "pip"), "install", "--quiet", LS_REQUIREMENT], f"pip install {LS_REQUIREMENT}")
+        marker.write_text(LS_REQUIREMENT + "\n")
+    if not (venv / TEMPLATE_DB).is_file():
+        _build_template(exe, venv / TEMPLATE_DB, log)
     return exe
+
+
+def _run(command: list[str], what: str, env: dict[str, str] | None = None) -> None:
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise ComlqError(f"Label Studio setup failed while {what}: {tail[0]}")
+
+
+def _build_template(exe: Path, target: Path, log: Callable[[str], None]) -> None:
+    """An empty, fully migrated database: a fresh data dir starts from a copy in seconds
+    instead of running Label Studio's migrations for a minute or two."""
+    log("preparing an empty Label Studio database (once)")
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {k: v for k, v in os.environ.items() if k not in _UNSET} | _OFFLINE | {"LABEL_STUDIO_BASE_DATA_DIR": scratch}
+        _run([str(exe), "version", "--data-dir", scratch], "migrating the template database", env)  # migrates, then exits
+        shutil.copyfile(Path(scratch) / DB_NAME, target.with_suffix(".tmp"))
+        os.replace(target.with_suffix(".tmp"), target)
 
 
 @dataclass(frozen=True)
@@ -169,8 +186,11 @@ def start(config: ReviewConfig, timeout: float = 300.0, log: Callable[[str], Non
         # Label Studio would silently move to the next free port; refuse instead
         raise ComlqError(f"port {server.port} is in use by another process (set review.url to a free port)")
     env = server_env(config, server)
-    exe = ensure_installed(log=log)
+    venv = venv_path()
+    exe = ensure_installed(venv, log=log)
     server.data_dir.mkdir(parents=True, exist_ok=True)
+    if not (server.data_dir / DB_NAME).exists():
+        shutil.copyfile(venv / TEMPLATE_DB, server.data_dir / DB_NAME)
     command = [str(exe), "start", "--no-browser", "--data-dir", str(server.data_dir),
                "--internal-host", server.host, "--port", str(server.port), "--enable-legacy-api-token"]
     with open(server.log_file, "ab") as out:

@@ -47,10 +47,13 @@ def login(url: str, email: str, password: str) -> httpx.Client:
 def user_token(url: str, email: str, password: str) -> str:
     """The annotator's own API token (the legacy token shown on the account page)."""
     session = login(url, email, password)
-    with session, service_errors(url):
-        response = session.get("/api/current-user/token")
-        response.raise_for_status()
-        return response.json()["token"]
+    try:
+        with service_errors(url):
+            response = session.get("/api/current-user/token")
+            response.raise_for_status()
+            return response.json()["token"]
+    finally:
+        session.close()
 
 
 def add_annotator(config: ReviewConfig, email: str, password: str | None = None) -> str:

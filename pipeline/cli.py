@@ -68,9 +68,10 @@ def _registrars() -> list[Callable[[argparse._SubParsersAction], None]]:
     # Stage modules add their verbs through a `register(subparsers)` function listed here.
     from annotation import cli as review
     from pipeline import export, generate
+    from pipeline.orchestration import serve
     from retrieval import evaluate
 
-    return [_register_base, generate.register, export.register, review.register, evaluate.register]
+    return [_register_base, generate.register, export.register, review.register, evaluate.register, serve.register]
 
 
 def build_parser() -> argparse.ArgumentParser:

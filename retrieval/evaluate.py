@@ -47,16 +47,16 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
     out = Path(out)
     data = load_beir(beir, split)
     factory = Factory(config.evaluate, config.llm, progress=progress)
-    results: dict[str, dict[str, Any]] = {}
-    values: dict[str, dict] = {}
-    skipped: dict[str, str] = {}
-    for spec in specs:
+    built, skipped = {}, {}
+    for spec in specs:  # build all first: a bad spec fails before anything runs
         try:
-            retriever = factory.build(spec)
+            built[spec] = factory.build(spec)
         except RetrieverUnavailable as exc:
             print(f"skipping {spec}: {exc}", file=sys.stderr)
             skipped[spec] = str(exc)
-            continue
+    results: dict[str, dict[str, Any]] = {}
+    values: dict[str, dict] = {}
+    for spec, retriever in built.items():
         encoded_before = factory.texts_encoded()
         started = time.perf_counter()
         retriever.index(data.corpus)

@@ -57,8 +57,10 @@ def markdown(metrics: Mapping[str, Any]) -> str:
     lsnc = [m for m in measures if m.startswith("LSNC")]
     if lsnc:
         _, rows = _by(retrievers, "by_type", lsnc[0])
+        rows = [row for row in rows if any(v is not None for v in row[2:])]  # types without negation have none
         lines += [f"## {lsnc[0]} by query type", ""] + _table(["query type", "queries", *names], rows)
-    significant = [(n, m, s) for n in names for m, s in retrievers[n].get("significance", {}).items()]
+    significant = [(n, m, s) for n in names for m, s in retrievers[n].get("significance", {}).items()
+                   if s["t_p"] is not None or s["wilcoxon_p"] is not None]  # identical results say nothing
     if significant:
         lines += ["## Paired tests against bm25", "",
                   "Two-sided paired t-test and Wilcoxon signed-rank test over the queries; "
@@ -94,7 +96,7 @@ def plot_groups(retrievers: Mapping[str, Any], key: str, path: Path, xlabel: str
     ax.set_ylabel("nDCG@10")
     ax.set_ylim(0, 1.05)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # outside: never hides a bar
     fig.tight_layout()
     tmp = path.with_name(f".{path.name}.tmp")
     fig.savefig(tmp, format="png", dpi=120)

@@ -41,11 +41,12 @@ class CardFacts:
     distractors: int
 
 
-def _scalars(data: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
-    """Flatten nested dicts to (dotted key, number/string/bool) pairs; lists are skipped."""
+def _scalars(data: Any, prefix: str = "", depth: int = 2) -> Iterator[tuple[str, Any]]:
+    """(dotted key, number/string/bool) pairs of nested dicts down to `depth` levels; lists are skipped."""
     if isinstance(data, Mapping):
-        for key, value in data.items():
-            yield from _scalars(value, f"{prefix}{key}.")
+        if depth > 0:
+            for key, value in data.items():
+                yield from _scalars(value, f"{prefix}{key}.", depth - 1)
     elif isinstance(data, (int, float, str, bool)) or data is None:
         yield prefix[:-1], data
 

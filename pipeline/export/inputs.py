@@ -9,10 +9,11 @@ counted under (stage, reason), so the dataset card can say what was dropped and 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pipeline.errors import ComlqError
 from pipeline.records import Item
@@ -48,9 +49,15 @@ class RunInput:
 
 def read_run(folder: str | Path) -> RunInput:
     folder = Path(folder)
-    items = _unique(folder / "items.jsonl", (Item.from_dict(r) for r in read_jsonl(folder / "items.jsonl", "item")))
-    reviewed_path = folder / "review" / "reviewed.jsonl"
-    run = _from_review(items, reviewed_path) if reviewed_path.is_file() else _from_check(items)
+    path = folder / "items.jsonl"
+    items = _by_id(path, ((r["id"], Item.from_dict(r)) for r in read_jsonl(path, "item")))
+    path = folder / "review" / "reviewed.jsonl"
+    if path.is_file():
+        reviewed = _by_id(path, ((r["item"]["id"], (Item.from_dict(r["item"]), r["review"]))
+                                 for r in read_jsonl(path, "reviewed_item")))
+        run = _from_review(items, reviewed)
+    else:
+        run = _from_check(list(items.values()))
     if (folder / "rejected.jsonl").is_file():
         run.generation_failures = Counter(r["reason"] for r in read_jsonl(folder / "rejected.jsonl", "rejected"))
     if (folder / "stats.json").is_file():
@@ -60,37 +67,35 @@ def read_run(folder: str | Path) -> RunInput:
     return run
 
 
-def _unique(path: Path, items: Any) -> dict[str, Item]:
-    by_id: dict[str, Item] = {}
-    for item in items:
-        if item.id in by_id:
-            raise ComlqError(f"{path}: duplicate item id {item.id!r}")
-        by_id[item.id] = item
+T = TypeVar("T")
+
+
+def _by_id(path: Path, records: Iterable[tuple[str, T]]) -> dict[str, T]:
+    by_id: dict[str, T] = {}
+    for item_id, record in records:
+        if item_id in by_id:
+            raise ComlqError(f"{path}: duplicate item id {item_id!r}")
+        by_id[item_id] = record
     return by_id
 
 
-def _evidence_qrels(item: Item) -> dict[str, int]:
-    return {e.passage_id: e.grade for e in item.evidence}
+def _failed_check(run: RunInput, item: Item) -> None:
+    _drop(run, [("check", r) for r in item.check.reasons] or [("check", "failed")])
 
 
-def _from_check(items: dict[str, Item]) -> RunInput:
+def _from_check(items: list[Item]) -> RunInput:
     run = RunInput([])
-    for item in items.values():
+    for item in items:
         if item.check.ok:
-            run.candidates.append(Candidate(item, _evidence_qrels(item)))
+            run.candidates.append(Candidate(item, {e.passage_id: e.grade for e in item.evidence}))
         else:
-            _drop(run, [("check", r) for r in item.check.reasons] or [("check", "failed")])
+            _failed_check(run, item)
     return run
 
 
-def _from_review(items: dict[str, Item], path: Path) -> RunInput:
+def _from_review(items: dict[str, Item], reviewed: dict[str, tuple[Item, dict[str, Any]]]) -> RunInput:
     run = RunInput([], reviewed=True)
-    seen: set[str] = set()
-    for record in read_jsonl(path, "reviewed_item"):
-        item, review = Item.from_dict(record["item"]), record["review"]
-        if item.id in seen:
-            raise ComlqError(f"{path}: duplicate item id {item.id!r}")
-        seen.add(item.id)
+    for item, review in reviewed.values():
         status = review["status"]
         if status == "rejected":
             reasons = (review.get("reason") or "no reason given").split("; ")  # the pull joins reasons with '; '
@@ -102,12 +107,12 @@ def _from_review(items: dict[str, Item], path: Path) -> RunInput:
         else:
             run.candidates.append(Candidate(item, dict(review["qrels"]), review))
     for item in items.values():  # generated but never sent to review
-        if item.id in seen:
+        if item.id in reviewed:
             continue
         if item.check.ok:
             _drop(run, [("review", "not reviewed")])
         else:
-            _drop(run, [("check", r) for r in item.check.reasons] or [("check", "failed")])
+            _failed_check(run, item)
     return run
 
 

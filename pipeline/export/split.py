@@ -5,9 +5,9 @@ components of the item–passage graph. Whole groups are assigned to splits, so 
 evidence in two splits. The assignment is stratified by (query type, number of evidence
 passages) and deterministic for a seed:
 
-1. coverage: every query type that has at least one group per (non-empty) split is given to
-   each split that lacks it (small splits first), through the free group with the fewest items
-   per type it adds, so every split gets every type when there are enough items;
+1. coverage: every query type is given to each split that lacks it (small splits first),
+   through the free group with the fewest items per type it adds, so every split gets every
+   type when there are enough groups (a type in only two groups goes to the two largest splits);
 2. greedy: the remaining groups, largest first (ties in seeded random order), each go to the
    split that most needs them: the largest Σ_stratum count × (target − assigned), then the
    largest size deficit, then the larger ratio.
@@ -100,9 +100,11 @@ def assign_splits(units: Sequence[SplitUnit], ratios: tuple[float, float, float]
     #    type it adds, preferring groups that fit in the room left below its target size; a
     #    group larger than the split's whole target (and than the types it adds) is never
     #    used, so a large group does not land in a small split just to cover a type.
+    #    A type in fewer groups than splits goes to the largest splits it can fill.
     holding = {t: [i for i, g in enumerate(groups) if t in g.types] for t in TYPE_NAMES}
-    for type_name in sorted((t for t in TYPE_NAMES if len(holding[t]) >= len(active)), key=lambda t: len(holding[t])):
-        for split in active:
+    for type_name in sorted(TYPE_NAMES, key=lambda t: len(holding[t])):
+        largest = sorted(active, key=ratio.get, reverse=True)[:len(holding[type_name])]
+        for split in (s for s in active if s in largest):
             if type_name in types_in(split):
                 continue
             target = ratio[split] * len(units)

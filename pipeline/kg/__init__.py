@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import sys
 import time
 from collections import Counter
@@ -26,13 +27,14 @@ from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
 from pipeline.kg.query import plan_for
 from pipeline.kg.sample import Grounding, Sampler
 from pipeline.kg.verbalize import Verbalizer, templates
-from pipeline.querytypes import check_triples, get_type, grounded_indicator, matches, query_graph
+from pipeline.querytypes import check_triples, get_type, matches, query_graph
 from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage, Triple
 
 if TYPE_CHECKING:
     from pipeline.generate import GenerationResult
 
-ATTEMPTS_PER_ITEM = 400  # sampling budget per requested item before a type is reported short
+ATTEMPTS_PER_ITEM = 400
+_PLACEHOLDER = re.compile(r"\?[A-Za-z][A-Za-z0-9_]*|\bR\d*\b")  # sampling budget per requested item before a type is reported short
 
 _REASONS = {
     "duplicate_grounding": "the grounding was already generated",
@@ -154,13 +156,27 @@ def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int) -> Item | Non
     grade = 2 if len(evidence) == 1 else 1
     return Item(
         id=item_id, type=plan.type, n_passages=len(evidence), question=verbalizer.question(),
-        indicator=get_type(plan.type).indicator, grounded_indicator=grounded_indicator(triples, plan.target),
+        indicator=get_type(plan.type).indicator, grounded_indicator=fill_indicator(plan.type, triples),
         triples=tuple(triples), target=plan.target, logical_form=verbalizer.logical_form(),
         answers=tuple(sorted({kg.label(a) for a in grounding.answers})),
         evidence=tuple(GradedPassage(p, grade) for p in evidence), violating=grounding.violating,
         source_passages=tuple(sorted(set(evidence) | set(grounding.violating))),
         generator=GeneratorInfo("kg", seed), check=Check(True, ()),
     )
+
+
+def fill_indicator(type_name: str, triples: list[Triple]) -> str:
+    """The type's indicator with the triples' anchors and relations filled in.
+
+    Triples are in the pattern's order and edge directions, so this is the text
+    `querytypes.grounded_indicator` finds by isomorphism (the tests check they agree), at a
+    fraction of the cost.
+    """
+    qtype = get_type(type_name)
+    names: dict[str, str] = {}
+    for (s, o, data), triple in zip(sorted(qtype.pattern.edges(data=True), key=lambda e: e[2]["index"]), triples):
+        names.update({s: triple.subject, o: triple.object, data["relation"]: triple.relation})
+    return _PLACEHOLDER.sub(lambda m: names[m.group(0)], qtype.indicator)
 
 
 def _rejections(name: str, summary: dict) -> list[dict]:

@@ -209,30 +209,31 @@ class _Extractor:
     # mentions ----------------------------------------------------------------------------
     def mentions(self) -> None:
         corpus = " ".join(p.text for p in self.passages.values())
-        lower_words = Counter(_TOKEN.findall(corpus))
+        words = Counter(_TOKEN.findall(corpus))
         names: dict[tuple[str, ...], str] = {}
         for title, pid in self.by_title.items():
             if "(" in title or not _is_name(title):
                 continue
             tokens = tuple(_TOKEN.findall(title))
-            if len(tokens) == 1 and lower_words[title.lower()] > 0:
-                continue  # "Jazz", "Painting": written in lower case somewhere, so a common noun
-            if len(tokens) > 1 and title.lower() in corpus:
+            # written in lower case somewhere ("jazz", "painting"): a common noun, not a name
+            if words[tokens[0].lower()] and (len(tokens) == 1 or title.lower() in corpus):
                 continue
             names[tokens] = pid
-        longest = max((len(t) for t in names), default=0)
+        longest: dict[str, int] = {}  # first token -> longest name starting with it
+        for tokens in names:
+            longest[tokens[0]] = max(longest.get(tokens[0], 0), len(tokens))
         for pid in sorted(self.passages):
             tokens = _TOKEN.findall(self.passages[pid].text)
             i = 0
             while i < len(tokens):
-                for n in range(min(longest, len(tokens) - i), 0, -1):
+                step = 1
+                for n in range(min(longest.get(tokens[i], 0), len(tokens) - i), 0, -1):
                     target = names.get(tuple(tokens[i:i + n]))
-                    if target is not None:
+                    if target is not None:  # leftmost-longest: "New York City" before "New York"
                         self.add(pid, "mentions", target, pid)
-                        i += n
+                        step = n
                         break
-                else:
-                    i += 1
+                i += step
 
     def result(self) -> Extraction:
         facts = [Fact(s, r, o, tuple(sorted(ps))) for (s, r, o), ps in sorted(self.facts.items())]

@@ -6,20 +6,18 @@ intersected with its siblings, children on union edges are unioned, and children
 edges are subtracted (difference). Anchors are singleton sets. This is BetaE's projection /
 intersection / union / difference, written once for all 14 types.
 
-Sets carry provenance: each member maps to the passages that state the facts of all its
-witnesses (every assignment of the variables below it that puts it in the set).
+`provenance` then walks back from chosen members to the passages that state the facts of all
+their witnesses (every assignment of the variables below that puts them in the set).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
 from pipeline.kg.graph import KnowledgeGraph
 from pipeline.querytypes import get_type
-
-Provenance = dict[str, frozenset[str]]  # entity -> passages
-
 
 @dataclass(frozen=True, slots=True)
 class Step:
@@ -83,42 +81,66 @@ def traversal(kg: KnowledgeGraph, step: Step, relation: str) -> str:
     return relation if step.upward else kg.inverses[relation]
 
 
-def project(kg: KnowledgeGraph, source: Provenance, relation: str) -> Provenance:
-    out: dict[str, set[str]] = {}
-    for entity, passages in source.items():
-        for reached in kg.neighbours(entity, relation):
-            bucket = out.setdefault(reached, set())
-            bucket.update(passages)
-            bucket.update(kg.passages[(entity, relation, reached)])
-    return {e: frozenset(p) for e, p in out.items()}
+def project(kg: KnowledgeGraph, source: set[str], relation: str) -> set[str]:
+    reached: set[str] = set()
+    for entity in source:
+        reached.update(kg.neighbours(entity, relation))
+    return reached
 
 
 def evaluate(kg: KnowledgeGraph, plan: Plan, anchors: dict[str, str], relations: dict[int, str],
-             skip: frozenset[int] = frozenset()) -> dict[str, Provenance]:
-    """The set of every pattern node (exact), skipping the edges in `skip` (used to test necessity)."""
-    sets: dict[str, Provenance] = {}
+             skip: frozenset[int] = frozenset()) -> dict[str, set[str]]:
+    """The exact set of every pattern node, skipping the edges in `skip` (used to test necessity)."""
+    sets: dict[str, set[str]] = {}
 
-    def value(node: str) -> Provenance:
+    def value(node: str) -> set[str]:
         if plan.is_anchor(node):
-            result: Provenance = {anchors[node]: frozenset()}
+            result = {anchors[node]}
         else:
             parts = [(st, project(kg, value(st.child), traversal(kg, st, relations[st.edge])))
                      for st in plan.steps[node] if st.edge not in skip]
             plain = [p for st, p in parts if not st.negated and not st.union]
             unions = [p for st, p in parts if st.union]
-            negated = [p for st, p in parts if st.negated]
-            if unions:
-                result = {}
-                for part in unions:
-                    for e, passages in part.items():
-                        result[e] = result.get(e, frozenset()) | passages
-            else:
-                common = set(plain[0]).intersection(*plain[1:]) if plain else set()
-                result = {e: frozenset().union(*(p[e] for p in plain)) for e in common}
-            for part in negated:
-                result = {e: p for e, p in result.items() if e not in part}
+            result = set().union(*unions) if unions else set.intersection(*plain) if plain else set()
+            for st, part in parts:
+                if st.negated:
+                    result -= part
         sets[node] = result
         return result
 
     value(plan.target)
     return sets
+
+
+class TooManyPassages(Exception):
+    """Raised by `provenance` as soon as the passages exceed the limit."""
+
+
+def provenance(kg: KnowledgeGraph, plan: Plan, relations: dict[int, str], sets: dict[str, set[str]],
+               members: Iterable[str], node: str | None = None, limit: int | None = None) -> frozenset[str]:
+    """The passages stating the facts of every witness of `members` of `node` (default: the target).
+
+    Walks down from the members only, so large sets above (anchors such as "American") cost
+    nothing unless they lead to a member; negated steps add no evidence (an absence has none).
+    """
+    found: set[str] = set()
+    seen: set[tuple[str, str]] = set()
+    stack = [(node or plan.target, m) for m in members]
+    while stack:
+        at, entity = stack.pop()
+        if (at, entity) in seen:
+            continue
+        seen.add((at, entity))
+        for st in plan.steps[at]:
+            if st.negated or st.child not in sets:
+                continue
+            forward = traversal(kg, st, relations[st.edge])
+            backward = kg.inverses[forward]
+            below = sets[st.child]
+            for prev in kg.neighbours(entity, backward):
+                if prev in below:
+                    found.update(kg.passages[(prev, forward, entity)])
+                    stack.append((st.child, prev))
+            if limit is not None and len(found) > limit:
+                raise TooManyPassages()
+    return frozenset(found)

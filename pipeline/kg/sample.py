@@ -14,11 +14,15 @@ grounding is new. Failed attempts are counted by reason.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
 from pipeline.kg.graph import KnowledgeGraph
-from pipeline.kg.query import Plan, Provenance, Step, evaluate, traversal
+from pipeline.kg.query import Plan, Step, TooManyPassages, evaluate, provenance, traversal
+
+
+_SYNTAX = re.compile(r"[,()<>{}|¬∧∨∩∪⇒]")
 
 
 class Reject(Exception):
@@ -30,27 +34,33 @@ class Grounding:
     plan: Plan
     anchors: dict[str, str]  # pattern anchor -> KG node
     relations: dict[int, str]  # pattern edge index -> relation in the triple's (ComLQ) direction
-    sets: dict[str, Provenance]  # every pattern node's exact set
-    answers: Provenance  # the target's set
+    sets: dict[str, set[str]]  # every pattern node's exact set
+    answers: frozenset[str]  # the target's set
     evidence: tuple[str, ...]
     violating: tuple[str, ...]
 
-    def key(self) -> tuple:
-        return (self.plan.type, tuple(sorted((e, self.relations[e], tuple(sorted(
-            self.anchors.get(n, n) for n in self.plan.edges[e]))) for e in self.relations)))
+    def key(self, label) -> tuple:
+        """The grounded triples as a set: the same query with its conditions in another order is the same."""
+        def name(node: str) -> str:
+            return label(self.anchors[node]) if node in self.anchors else node
+
+        return (self.plan.type, tuple(sorted((name(s), self.relations[i], name(o))
+                                             for i, (s, o) in enumerate(self.plan.edges))))
 
 
 class Sampler:
     def __init__(self, kg: KnowledgeGraph, plan: Plan, rng: random.Random, max_answers: int):
         self.kg, self.plan, self.rng, self.max_answers = kg, plan, rng, max_answers
-        self.entities = sorted(n for n in kg.out if not kg.label(n).startswith("?"))
+        self.entities = sorted(kg.out)
+        # names that would break the indicator text ("Thebes, Egypt") cannot be anchors
+        self.unnamable = {n for n in kg.out if _SYNTAX.search(kg.label(n)) or kg.label(n).startswith("?")}
         self.seen: set[tuple] = set()
         self.rejections: Counter[str] = Counter()
 
     def attempt(self) -> Grounding | None:
         try:
             grounding = self._ground()
-            key = grounding.key()
+            key = grounding.key(self.kg.label)
             if key in self.seen:
                 raise Reject("duplicate_grounding")
             self.seen.add(key)
@@ -67,7 +77,7 @@ class Sampler:
         answer = self.rng.choice(self.entities)
         self._node(plan.target, answer, None, anchors, relations)
         labels = [self.kg.label(a) for a in anchors.values()]
-        if len(set(labels)) != len(labels) or any(label.startswith("?") for label in labels):
+        if len(set(labels)) != len(labels):
             raise Reject("anchor_clash")
         return self._evaluate(anchors, relations)
 
@@ -78,36 +88,52 @@ class Sampler:
                 raise Reject("anchor_clash")
             anchors[node] = entity
             return
-        first_union = True
-        for step in self.plan.steps[node]:
+        first_plain = first_union = True
+        for step in self.plan.steps[node]:  # plain steps first, then unions, then negations
             if step.negated:
-                others = sorted(set(self._positive_set(node, anchors, relations)) - {entity})
+                others = sorted(self._positive_set(node, anchors, relations) - {entity})
                 if not others:
                     raise Reject("negation_has_nothing_to_remove")
-                self._step(step, self.rng.choice(others), up, anchors, relations)
+                self._step(step, self.rng.choice(others), up, anchors, relations, narrow=False)
             elif step.union and not first_union:
                 starts = self.kg.subjects.get(up, ()) if up else self.entities
                 if not starts:
                     raise Reject("dead_end")
                 self._step(step, self.rng.choice(starts), up, anchors, relations)
             else:
+                # in an intersection one narrow condition bounds the answers; the others may be broad
+                self._step(step, entity, up, anchors, relations, narrow=first_plain)
                 first_union = first_union and not step.union
-                self._step(step, entity, up, anchors, relations)
+                first_plain = first_plain and (step.union or step.negated)
 
-    def _step(self, step: Step, entity: str, up: str | None, anchors: dict[str, str], relations: dict[int, str]) -> None:
-        """Follow a random edge back from `entity` (the parent's witness) to ground `step.child`."""
+    def _step(self, step: Step, entity: str, up: str | None, anchors: dict[str, str], relations: dict[int, str],
+              narrow: bool = True) -> None:
+        """Follow a random edge back from `entity` (the parent's witness) to ground `step.child`.
+
+        An out-edge entity -r-> child is travelled child -> entity along inv(r); the next relation
+        on the way up (`up`) must not be its inverse, i.e. r itself. With `narrow`, an anchor must
+        reach at most max_answers entities (saves attempts that would have too many answers).
+        """
         out = self.kg.out.get(entity, {})
-        # an out-edge entity -r-> child is travelled child -> entity along inv(r); the next
-        # relation on the way up (`up`) must not be its inverse, i.e. r itself
-        choices = [r for r in out if r != up]
+        choices: dict[str, tuple[str, ...]] = {}
+        used = set(anchors.values())
+        for r, children in out.items():
+            if r == up:
+                continue
+            if self.plan.is_anchor(step.child):  # distinct anchors; with `narrow`, small ones
+                back = self.kg.inverses[r]
+                children = tuple(c for c in children if c not in used and c not in self.unnamable and (
+                    not narrow or len(self.kg.neighbours(c, back)) <= self.max_answers))
+            if children:
+                choices[r] = children
         if not choices:
             raise Reject("dead_end")
-        r = self.rng.choice(choices)
-        child = self.rng.choice(out[r])
+        r = self.rng.choice(sorted(choices))
+        child = self.rng.choice(choices[r])
         relations[step.edge] = self.kg.inverses[r] if step.upward else r
         self._node(step.child, child, self.kg.inverses[r], anchors, relations)
 
-    def _positive_set(self, node: str, anchors: dict[str, str], relations: dict[int, str]) -> Provenance:
+    def _positive_set(self, node: str, anchors: dict[str, str], relations: dict[int, str]) -> set[str]:
         """The set of `node` from its steps grounded so far (its positive part)."""
         ungrounded = frozenset(st.edge for st in self.plan.steps[node] if st.edge not in relations)
         return evaluate(self.kg, replace(self.plan, target=node), anchors, relations, skip=ungrounded)[node]
@@ -127,22 +153,26 @@ class Sampler:
             raise Reject("empty_answer")
         if len(answers) > self.max_answers:
             raise Reject("too_many_answers")
-        evidence = frozenset().union(*answers.values())
-        if not 1 <= len(evidence) <= 3:
-            raise Reject("evidence_over_3_passages" if evidence else "no_evidence")
         removable = [st for steps in plan.steps.values() for st in steps
                      if st.negated or st.union or sum(not s.negated and not s.union for s in steps) > 1]
-        violating: set[str] = set()
+        removed: list[tuple[dict[str, set[str]], set[str]]] = []  # per negation: sets without it, answers it removed
         for step in removable:
-            without = evaluate(kg, plan, anchors, relations, skip=frozenset({step.edge}))[plan.target]
-            if without.keys() == answers.keys():
+            without = evaluate(kg, plan, anchors, relations, skip=frozenset({step.edge}))
+            if without[plan.target] == answers:
                 raise Reject("negation_removes_nothing" if step.negated else "redundant_condition")
             if step.negated:
-                removed = without.keys() - answers.keys()
-                violating.update(*(without[e] for e in removed))
+                removed.append((without, without[plan.target] - answers))
+        try:
+            evidence = provenance(kg, plan, relations, sets, sorted(answers), limit=3)
+        except TooManyPassages:
+            raise Reject("evidence_over_3_passages") from None
+        if not evidence:
+            raise Reject("no_evidence")
+        violating: set[str] = set()
+        for without, lost in removed:
+            violating |= provenance(kg, plan, relations, without, sorted(lost))
         violating -= evidence
-        if any(st.negated for steps in plan.steps.values() for st in steps) and not violating:
+        if removed and not violating:
             raise Reject("no_violating_passage")
-        return Grounding(plan, dict(anchors), dict(relations), sets, answers, tuple(sorted(evidence)),
+        return Grounding(plan, dict(anchors), dict(relations), sets, frozenset(answers), tuple(sorted(evidence)),
                          tuple(sorted(violating)))
-

@@ -57,6 +57,7 @@ def _inflect() -> inflect.engine:
     return inflect.engine()
 
 
+@cache
 def plural(noun: str) -> str:
     return _inflect().plural_noun(noun) or noun
 
@@ -91,12 +92,22 @@ class Verbalizer:
             return self.relations["default_inverse"], relation[len("inverse of "):]
         return self.relations["default"], relation
 
-    def _fill(self, relation: str, key: str, x: str, nested: bool, noun: str = "") -> str:
+    def _fill(self, relation: str, key: str, x: str, nested: bool, noun: str | None = "") -> str:
+        """A template of `relation` filled in; noun None: the relation's own noun."""
         template, name = self._template(relation)
-        text = template.get(f"{key}_nested", template[key]) if nested else template[key]
+        noun = template["noun"] if noun is None else noun
+        if nested:
+            text = template.get(f"{key}_nested", template[key])
+        elif key == "term" and noun != template["noun"]:
+            text = template.get("term_with_noun", template[key])
+        else:
+            text = template[key]
         if isinstance(text, list):
             text = self.rng.choice(text)
-        return text.format(x=x, xs=plural(x), noun=noun, relation=name.replace("_", " "))
+        xs = plural(x) if "{xs}" in text else x
+        if nested and x.startswith("the ") and "the {x}" in text:
+            x = x[4:]  # "nationalities of the {x}" with x = "the creators of ...": no "the the"
+        return text.format(x=x, xs=xs, noun=noun, relation=name.replace("_", " "))
 
     # nouns --------------------------------------------------------------------------------
     def noun(self, node: str) -> str:
@@ -116,8 +127,8 @@ class Verbalizer:
         topics = {kg.topic(m) for m in members}
         if len(topics) == 1 and (topic := topics.pop()) in vocabulary()["topic_nouns"]:
             return vocabulary()["topic_nouns"][topic]
-        first = self.plan.steps[node][0]
-        return self._template(self._rel(first))[0]["noun"]
+        nouns = {self._template(self._rel(st))[0]["noun"] for st in self.plan.steps[node] if not st.negated}
+        return nouns.pop() if len(nouns) == 1 else "entities"
 
     def _rel(self, step: Step) -> str:
         return traversal(self.kg, step, self.g.relations[step.edge])
@@ -156,13 +167,28 @@ class Verbalizer:
     def question(self) -> str:
         options = self.questions["questions"]
         wording = self.rng.choice(options.get(self.plan.type, options["default"]))
-        return wording.format(np=self.np(self.plan.target))
+        np = self.np(self.plan.target)
+        return wording.format(np=np[4:] if np.startswith("the ") else np)  # "List the {np}": no "the the"
 
     # logical form -------------------------------------------------------------------------
     def lf(self, node: str) -> Expr:
-        """The node's set as ITLR terms about its members."""
-        steps = self.plan.steps[node]
+        """The node's set as ITLR terms about its members.
+
+        The node's noun goes into every term or into none: "films by X" AND NOT "the creators
+        of Y" would subtract only the films among Y's creators.
+        """
         noun = self.noun(node)
+        if not all(self._carries_noun(st) for st in self.plan.steps[node]):
+            noun = None
+        return self._lf(node, noun)
+
+    def _carries_noun(self, step: Step) -> bool:
+        template = self._template(self._rel(step))[0]
+        key = "term_with_noun" if self.plan.is_anchor(step.child) else "term_nested"
+        return "{noun}" in template.get(key, template["term"])
+
+    def _lf(self, node: str, noun: str | None) -> Expr:
+        steps = self.plan.steps[node]
         parts: list[Expr] = []
         for st in steps:
             relation = self._rel(st)

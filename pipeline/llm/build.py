@@ -35,12 +35,12 @@ def structure_reasons(answer: dict[str, Any], triples: tuple[Triple, ...], type_
     if type_name in NEGATION_TYPES:
         if not NEGATION_CUE.search(answer["query"]):
             reasons.append("negation type but the question has no negation cue (not, never, without, except ...)")
-        if "NOT" not in answer["logical_form"].split():
+        if not re.search(r"\bNOT\b", answer["logical_form"]):
             reasons.append("negation type but the logical form has no NOT")
     return reasons
 
 
-def build_item(item_id: str, answer: dict[str, Any], prompt: Prompt, model: str) -> Item:
+def build_item(item_id: str, answer: dict[str, Any], prompt: Prompt, model: str, seed: int | None = None) -> Item:
     triples = answer_triples(answer)
     cited = list(dict.fromkeys(prompt.labels[e["passage"]] for e in answer["evidence"]))
     reasons = structure_reasons(answer, triples, prompt.type, prompt.n_passages, cited)
@@ -56,6 +56,7 @@ def build_item(item_id: str, answer: dict[str, Any], prompt: Prompt, model: str)
         answers=tuple(dict.fromkeys(answer["answers"])),
         evidence=tuple(GradedPassage(pid, grade) for pid in cited),
         violating=(), source_passages=tuple(prompt.labels.values()),
-        generator=GeneratorInfo("llm", model=model, prompt_file=prompt.prompt_file, prompt_hash=prompt.prompt_hash),
+        generator=GeneratorInfo("llm", seed=seed, model=model, prompt_file=prompt.prompt_file,
+                                prompt_hash=prompt.prompt_hash),
         check=Check(not reasons, tuple(reasons)),
     )

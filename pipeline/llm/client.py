@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from pipeline.schemas import AtomicWriter, load_schema
 
 OPENAI_URL = "https://api.openai.com/v1"
 FORMATS = ("json_schema", "json_object", "text")  # strongest first; 'auto' walks down on HTTP 400
+_REFUSED_FORMAT = re.compile(r"response.?format|json.?schema|json.?object|guided|grammar", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +107,8 @@ def _response_format(kind: str) -> dict[str, Any] | None:
 class LLMClient:
     def __init__(self, config: LLMConfig, cache_dir: Path, ledger: Ledger):
         if config.response_format not in ("auto", *FORMATS):
-            raise ComlqError(f"llm.response_format: {config.response_format!r} is not one of auto, {', '.join(FORMATS)}")
+            raise ComlqError(f"llm.response_format: {config.response_format!r} is not one of "
+                             f"auto, {', '.join(FORMATS)}")
         self.config = config
         self.endpoint = (config.base_url or OPENAI_URL).rstrip("/")
         self.cache = ResponseCache(cache_dir)
@@ -113,7 +116,9 @@ class LLMClient:
         self.limiter = RateLimiter(config.requests_per_second)
         self._format = "json_schema" if config.response_format == "auto" else config.response_format
         self._format_lock = threading.Lock()
-        self._sdk = openai.OpenAI(api_key=self._api_key(), base_url=self.endpoint,
+        # The hook sees every HTTP response, the SDK's retries included, for the ledger.
+        http = openai.DefaultHttpxClient(event_hooks={"response": [lambda r: ledger.http(r.status_code)]})
+        self._sdk = openai.OpenAI(api_key=self._api_key(), base_url=self.endpoint, http_client=http,
                                   timeout=config.timeout, max_retries=config.max_retries)
 
     def _api_key(self) -> str:
@@ -134,7 +139,7 @@ class LLMClient:
             kind = self._format
             params: dict[str, Any] = {"model": self.config.model, "messages": messages,
                                       "temperature": self.config.temperature}
-            if self.config.max_tokens is not None:
+            if self.config.max_tokens:  # 0 or None: not sent (some models want max_completion_tokens)
                 params["max_tokens"] = self.config.max_tokens
             if (response_format := _response_format(kind)) is not None:
                 params["response_format"] = response_format
@@ -145,7 +150,8 @@ class LLMClient:
             try:
                 return self._call(key, params)
             except openai.BadRequestError as exc:
-                if self.config.response_format == "auto" and self._downgrade(kind):
+                if self.config.response_format == "auto" and _REFUSED_FORMAT.search(_message(exc)) \
+                        and self._downgrade(kind):
                     continue  # the endpoint refused this structured-output mode: try the next one
                 self.ledger.failed("bad_request")
                 raise CallError("bad_request", f"HTTP 400: {_message(exc)}") from None

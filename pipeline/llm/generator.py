@@ -13,12 +13,14 @@ run killed halfway and started again, replays the answers it already paid for.
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
 from tqdm import tqdm
 
 from pipeline.config import Config
@@ -43,6 +45,10 @@ class Job:
     passage_ids: tuple[str, ...]
 
     @property
+    def key(self) -> tuple[str, int, tuple[str, ...]]:
+        return self.type, self.n_passages, self.passage_ids
+
+    @property
     def item_id(self) -> str:
         return f"llm-{self.type}_{self.n_passages}-{self.index:04d}"
 
@@ -51,9 +57,8 @@ class Planner:
     """Hands out passage groups per size, in a seeded order, reusing passages as late as possible."""
 
     def __init__(self, passages: dict[str, Passage], sizes: tuple[int, ...], seed: int):
-        graph = mention_graph(passages) if any(n > 1 for n in sizes) else None
-        self.groups = {n: spread(passage_groups(graph, n, seed)) if graph is not None
-                       else [(pid,) for pid in passages] for n in sizes}
+        graph = mention_graph(passages) if any(n > 1 for n in sizes) else nx.empty_graph(passages)
+        self.groups = {n: spread(passage_groups(graph, n, seed)) for n in sizes}
         self._next = Counter[int]()
 
     def sizes(self) -> tuple[int, ...]:
@@ -66,10 +71,10 @@ class Planner:
         return group
 
 
-def rejected_record(job: Job, reason: str, detail: str, raw: str | None = None,
-                    attempts: int | None = None) -> dict[str, Any]:
-    return {"generator": "llm", "type": job.type, "n_passages": job.n_passages, "reason": reason,
-            "detail": detail, "raw": raw, "attempts": attempts, "source_passages": list(job.passage_ids)}
+def rejected_record(type_name: str, n_passages: int, passage_ids: tuple[str, ...], reason: str, detail: str,
+                    raw: str | None = None, attempts: int | None = None) -> dict[str, Any]:
+    return {"generator": "llm", "type": type_name, "n_passages": n_passages, "reason": reason,
+            "detail": detail, "raw": raw, "attempts": attempts, "source_passages": list(passage_ids)}
 
 
 def run_job(job: Job, passages: dict[str, Passage], client: LLMClient, config: Config) -> Outcome:
@@ -81,16 +86,17 @@ def run_job(job: Job, passages: dict[str, Passage], client: LLMClient, config: C
         try:
             reply = client.complete(messages)
         except CallError as exc:
-            return rejected_record(job, exc.reason, exc.detail, None, attempt)
+            return rejected_record(*job.key, exc.reason, exc.detail, None, attempt)
         answer, error = parse_answer(reply.text, job.n_passages)
         if error is None:
             try:
-                return build_item(job.item_id, answer, prompt, config.llm.model)
+                return build_item(job.item_id, answer, prompt, config.llm.model, config.generate.seed)
             except Exception as exc:  # noqa: BLE001 - one odd answer must not stop the run; it is kept
-                return rejected_record(job, "build_failed", f"{type(exc).__name__}: {exc}", reply.text, attempt)
+                return rejected_record(*job.key, "build_failed", f"{type(exc).__name__}: {exc}", reply.text, attempt)
         messages = [*messages, {"role": "assistant", "content": reply.text or ""},
                     {"role": "user", "content": fix_message(error.detail)}]
-    return rejected_record(job, error.reason, f"after {attempts} attempts: {error.detail}", reply.text, attempts)
+    return rejected_record(*job.key, error.reason, f"after {attempts} attempts: {error.detail}", reply.text,
+                           attempts)
 
 
 def generate_llm(passages: dict[str, Passage], config: Config, types: tuple[str, ...], out_dir: Path):
@@ -99,58 +105,70 @@ def generate_llm(passages: dict[str, Passage], config: Config, types: tuple[str,
 
     out_dir = Path(out_dir)
     settings = config.llm
-    if settings.concurrency < 1:
-        raise ComlqError(f"llm.concurrency must be at least 1, not {settings.concurrency}")
-    bad_counts = [n for n in settings.passage_counts if n not in (1, 2, 3)]
-    if bad_counts or not settings.passage_counts:
-        raise ComlqError(f"llm.passage_counts must list 1, 2 and/or 3, not {list(settings.passage_counts)}")
-    if not passages:
-        raise ComlqError("the LLM generator got no passages")
+    _check_settings(settings.concurrency, settings.passage_counts, passages)
     cache_dir = Path(settings.cache_dir) if settings.cache_dir else out_dir / "cache" / "llm"
     ledger = Ledger(settings.base_url or "https://api.openai.com/v1", settings.model,
                     settings.price_prompt_per_1m, settings.price_completion_per_1m)
     client = LLMClient(settings, cache_dir, ledger)
+    started = time.perf_counter()
     planner = Planner(passages, tuple(dict.fromkeys(settings.passage_counts)), config.generate.seed)
+    planning_seconds = time.perf_counter() - started
 
-    outcomes: list[tuple[Job | None, Outcome]] = []
-    sizes = planner.sizes()
+    outcomes: list[Outcome] = []
     for n in settings.passage_counts:
-        if n not in sizes:  # e.g. no two passages share an entity: say so once per type, do not guess
-            for type_name in types:
-                job = Job(type_name, n, -1, ())
-                outcomes.append((None, rejected_record(job, "no_passage_group",
-                                                       f"no group of {n} passages sharing an entity")))
-    per_type = config.generate.per_type
-    budget = math.ceil(per_type * settings.prompts_per_item)
-    prompts, good = Counter[str](), Counter[str]()
+        if n not in planner.sizes():  # e.g. no two passages share an entity: say so once per type, do not guess
+            outcomes.extend(rejected_record(t, n, (), "no_passage_group", f"no group of {n} passages sharing an entity")
+                            for t in types)
+    prompts = Counter[str]()
     try:
-        with ThreadPoolExecutor(settings.concurrency) as pool, tqdm(desc="llm prompts", unit="prompt",
-                                                                    disable=None) as progress:
-            while sizes:
-                jobs = []
-                for type_name in types:
-                    for _ in range(max(0, min(per_type - good[type_name], budget - prompts[type_name]))):
-                        k = prompts[type_name]
-                        n = sizes[k % len(sizes)]
-                        jobs.append(Job(type_name, n, k, planner.take(n)))
-                        prompts[type_name] += 1
-                if not jobs:
-                    break
-                progress.total = (progress.total or 0) + len(jobs)
-                futures = [pool.submit(run_job, job, passages, client, config) for job in jobs]
-                for job, future in zip(jobs, futures):
-                    outcome = _result(future, futures)
-                    outcomes.append((job, outcome))
-                    if isinstance(outcome, Item) and outcome.check.ok:
-                        good[job.type] += 1
-                    progress.update()
+        outcomes.extend(_run_rounds(passages, config, types, planner, client, prompts))
     finally:
         client.close()
         write_json(out_dir / "ledger.json", ledger.to_dict(), "llm_ledger")
 
-    items = [o for _, o in outcomes if isinstance(o, Item)]
-    rejected = [o for _, o in outcomes if not isinstance(o, Item)]
-    return GenerationResult(items, rejected, _stats(outcomes, types, prompts, planner, ledger, per_type))
+    stats = _stats(outcomes, types, prompts, planner, ledger, config.generate.per_type)
+    stats["planning_seconds"] = round(planning_seconds, 3)
+    return GenerationResult([o for o in outcomes if isinstance(o, Item)],
+                            [o for o in outcomes if not isinstance(o, Item)], stats)
+
+
+def _check_settings(concurrency: int, passage_counts: tuple[int, ...], passages: dict[str, Passage]) -> None:
+    if concurrency < 1:
+        raise ComlqError(f"llm.concurrency must be at least 1, not {concurrency}")
+    if not passage_counts or any(n not in (1, 2, 3) for n in passage_counts):
+        raise ComlqError(f"llm.passage_counts must list 1, 2 and/or 3, not {list(passage_counts)}")
+    if not passages:
+        raise ComlqError("the LLM generator got no passages")
+
+
+def _run_rounds(passages: dict[str, Passage], config: Config, types: tuple[str, ...], planner: Planner,
+                client: LLMClient, prompts: Counter[str]) -> list[Outcome]:
+    """Rounds of prompts until every type has per_type checked items or has spent its budget."""
+    per_type = config.generate.per_type
+    budget = math.ceil(per_type * config.llm.prompts_per_item)
+    sizes = planner.sizes()
+    good = Counter[str]()
+    outcomes: list[Outcome] = []
+    with ThreadPoolExecutor(config.llm.concurrency) as pool, \
+            tqdm(desc="llm prompts", unit="prompt", disable=None) as progress:
+        while sizes:
+            jobs = []
+            for type_name in types:
+                for _ in range(max(0, min(per_type - good[type_name], budget - prompts[type_name]))):
+                    n = sizes[prompts[type_name] % len(sizes)]
+                    jobs.append(Job(type_name, n, prompts[type_name], planner.take(n)))
+                    prompts[type_name] += 1
+            if not jobs:
+                break
+            progress.total = (progress.total or 0) + len(jobs)
+            futures = [pool.submit(run_job, job, passages, client, config) for job in jobs]
+            for future in futures:  # in planning order, whatever order they finish in
+                outcome = _result(future, futures)
+                outcomes.append(outcome)
+                if isinstance(outcome, Item) and outcome.check.ok:
+                    good[outcome.type] += 1
+                progress.update()
+    return outcomes
 
 
 def _result(future: Future, futures: list[Future]) -> Outcome:
@@ -162,24 +180,24 @@ def _result(future: Future, futures: list[Future]) -> Outcome:
         raise
 
 
-def _stats(outcomes: list[tuple[Job | None, Outcome]], types: tuple[str, ...], prompts: Counter[str],
+def _stats(outcomes: list[Outcome], types: tuple[str, ...], prompts: Counter[str],
            planner: Planner, ledger: Ledger, per_type: int) -> dict[str, Any]:
     by_type: dict[str, dict[str, int]] = {t: {"prompts": prompts[t], "items": 0, "check_ok": 0, "rejected": 0}
                                           for t in types}
     variants, reasons, check_reasons = Counter[str](), Counter[str](), Counter[str]()
-    for _, outcome in outcomes:
+    for outcome in outcomes:
         if isinstance(outcome, Item):
             row = by_type[outcome.type]
             row["items"] += 1
             row["check_ok"] += outcome.check.ok
             variants[outcome.variant] += 1
-            check_reasons.update(r.split(",")[0] for r in outcome.check.reasons)
+            check_reasons.update(outcome.check.reasons)
         else:
             by_type[outcome["type"]]["rejected"] += 1
             reasons[outcome["reason"]] += 1
-    items = sum(row["items"] for row in by_type.values())
     return {
-        "generator": "llm", "per_type": per_type, "prompts": sum(prompts.values()), "items": items,
+        "generator": "llm", "per_type": per_type, "prompts": sum(prompts.values()),
+        "items": sum(row["items"] for row in by_type.values()),
         "items_check_ok": sum(row["check_ok"] for row in by_type.values()),
         "rejected": sum(row["rejected"] for row in by_type.values()),
         "types": by_type, "variants": dict(sorted(variants.items())),

@@ -26,6 +26,7 @@ class Ledger:
     cached_prompt_tokens: int = 0  # tokens of the cache hits: what the cache saved
     cached_completion_tokens: int = 0
     failures: Counter[str] = field(default_factory=Counter)  # failed requests by reason, after HTTP retries
+    http_statuses: Counter[int] = field(default_factory=Counter)  # every HTTP response, retries included
     format_fallbacks: list[str] = field(default_factory=list)  # e.g. 'json_schema -> json_object'
     started: float = field(default_factory=time.time)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -46,12 +47,17 @@ class Ledger:
         with self._lock:
             self.failures[reason] += 1
 
+    def http(self, status: int) -> None:
+        with self._lock:
+            self.http_statuses[status] += 1
+
     def fallback(self, step: str) -> None:
         with self._lock:
             self.format_fallbacks.append(step)
 
     def _cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        return round((prompt_tokens * self.price_prompt_per_1m + completion_tokens * self.price_completion_per_1m) / 1e6, 6)
+        usd = prompt_tokens * self.price_prompt_per_1m + completion_tokens * self.price_completion_per_1m
+        return round(usd / 1e6, 6)
 
     def to_dict(self) -> dict[str, Any]:
         with self._lock:
@@ -59,6 +65,7 @@ class Ledger:
                 "endpoint": self.endpoint, "model": self.model,
                 "calls": self.calls, "cache_hits": self.cache_hits, "failed_calls": sum(self.failures.values()),
                 "failures": dict(sorted(self.failures.items())),
+                "http_statuses": {str(k): v for k, v in sorted(self.http_statuses.items())},
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                 "cost_usd": self._cost(self.prompt_tokens, self.completion_tokens),
                 "saved_by_cache_usd": self._cost(self.cached_prompt_tokens, self.cached_completion_tokens),

@@ -8,7 +8,7 @@ Layout of `prompts/llm/` (templates use `$name` placeholders, see string.Templat
 - `task.md`: the passages to use and the JSON instruction, shared by every type;
 - `fix.md`: the follow-up message carrying a validation error.
 The prompt for (type, n) is head + section n + task. Its hash covers the unrendered
-templates, so it changes exactly when the prompt's wording changes.
+templates (fix.md included), so it changes exactly when the prompt's wording changes.
 """
 
 from __future__ import annotations
@@ -67,7 +67,8 @@ def _template(type_name: str, n_passages: int) -> _Template:
         raise ComlqError(f"prompts/{relpath}: no section '## Worked example ({n_passages} passages)'")
     example = f"## Worked example ({n_passages} passage{'s' if n_passages > 1 else ''})\n" + sections[n_passages]
     digest = hashlib.sha256()
-    for piece in (system_text(), parts[0], example, read_prompt(f"{PROMPT_DIR}/task.md")):
+    for piece in (system_text(), parts[0], example, read_prompt(f"{PROMPT_DIR}/task.md"),
+                  read_prompt(f"{PROMPT_DIR}/fix.md")):
         digest.update(piece.encode("utf-8"))
     return _Template(parts[0], example, f"prompts/{relpath}#{n_passages}", digest.hexdigest())
 

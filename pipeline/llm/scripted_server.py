@@ -35,10 +35,11 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from pipeline.querytypes import CATALOGUE
+from pipeline.querytypes import CATALOGUE, Formula
 
 REPLIES = ("good", "text", "broken", "wrong_structure", "wrong_type", "one_passage", "no_negation", "empty",
            "slow", "hang", "429", "500")
@@ -78,7 +79,12 @@ def parse_rule(text: str) -> tuple[str, tuple[str, ...]]:
 
 
 def _quote(text: str) -> str:
-    return text.replace('"', "'")
+    return text.replace("\\", "/").replace('"', "'")  # keeps the ITLR term a plain quoted string
+
+
+@cache
+def _formula(type_name: str) -> Formula:
+    return CATALOGUE[type_name].formula  # parsed once: the server answers the same 14 types all day
 
 
 def good_answer(prompt: str) -> dict[str, Any]:
@@ -96,7 +102,7 @@ def good_answer(prompt: str) -> dict[str, Any]:
             base = titles[len(names) % len(titles)]
             names[node] = base if base not in names.values() else f"{base} ({i + 1})"
     positive, negative, terms, alternatives, negated = [], [], [], [], []
-    for atom in qtype.formula.atoms():
+    for atom in _formula(type_name).atoms():
         subject, obj = names.get(atom.subject, atom.subject), names.get(atom.object, atom.object)
         relation = f"scripted relation {atom.relation}"
         term = f'"{_quote(subject)} {relation} {_quote(obj)}"'
@@ -112,9 +118,10 @@ def good_answer(prompt: str) -> dict[str, Any]:
     question = "Which entities are linked to " + " and ".join(sorted(set(names.values())))
     question += " but not as the negated condition says?" if negative else "?"
     return {
-        "query": question, "answers": [f"scripted answer from {titles[-1]}"], "target": qtype.formula.target,
+        "query": question, "answers": [f"scripted answer from {titles[-1]}"], "target": _formula(type_name).target,
         "positive": positive, "negative": negative, "logical_form": logical_form,
-        "evidence": [{"passage": f"P{k}", "fact": f"scripted fact from {titles[k - 1]}"} for k in range(1, n + 1)],
+        "evidence": [{"passage": f"P{k}", "fact": f"scripted fact from {titles[(k - 1) % len(titles)]}"}
+                     for k in range(1, n + 1)],
     }
 
 
@@ -196,7 +203,8 @@ class ScriptedServer:
             return list(self._state.bodies)
 
     def start(self) -> ScriptedServer:
-        self._thread = threading.Thread(target=self._http.serve_forever, args=(0.05,), name="scripted-openai", daemon=True)
+        self._thread = threading.Thread(target=self._http.serve_forever, args=(0.05,), name="scripted-openai",
+                                        daemon=True)  # polls shutdown every 50 ms: quick test teardown
         self._thread.start()
         return self
 
@@ -246,7 +254,8 @@ class ScriptedServer:
         time.sleep(script.latency + (script.slow_seconds if reply == "slow" else 0.0))
         retry = {"retry-after-ms": str(script.retry_after_ms)}
         if reply == "refuse_format":
-            return self._finish(400, _error(f"response_format {fmt} is not supported", "invalid_request_error"), {}, None)
+            refusal = _error(f"response_format {fmt} is not supported", "invalid_request_error")
+            return self._finish(400, refusal, {}, None)
         if reply in ("429", "500"):
             return self._finish(int(reply), _error(f"scripted HTTP {reply}", "scripted_error"), retry, None)
         content = scripted_content("good" if reply == "slow" else reply, prompt)
@@ -318,7 +327,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m pipeline.llm.scripted_server",
-                                     description="Scripted OpenAI-compatible server: scripted answers, NOT model output.")
+                                     description="Scripted OpenAI-compatible server: "
+                                                 "scripted answers, NOT model output.")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765, help="0 picks a free port")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before every answer")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -149,13 +150,18 @@ def select_passages_flow(run_dir: str, source: str = "sample", limit: int | None
 # Cached across runs on the chunk's settings, the passages' content and this task's source, so
 # a re-run (or a run after a crash) repeats no finished chunk; within a chunk the LLM
 # generator's own call cache (RUN/cache/llm) covers the calls made before a crash.
-CHUNK_CACHE = (INPUTS - "passages_path" - "out_dir") + TASK_SOURCE
+CHUNK_CACHE = (INPUTS - "passages_path" - "out_dir" - "llm_cache") + TASK_SOURCE
 
 
 @task(name="generate-chunk", cache_policy=CHUNK_CACHE, persist_result=True)
 def generate_chunk(generate: GenerateConfig, llm: LLMConfig, passages_digest: str, types: tuple[str, ...],
-                   passages_path: str, out_dir: str) -> generate_stage.GenerationResult:
-    """Generate the items of some query types (one chunk of the generation stage)."""
+                   passages_path: str, out_dir: str, llm_cache: str) -> generate_stage.GenerationResult:
+    """Generate the items of some query types (one chunk of the generation stage).
+
+    llm_cache: the LLM call cache folder when the configuration names none (not part of the key).
+    """
+    if llm.cache_dir is None:
+        llm = replace(llm, cache_dir=llm_cache)
     return generate_stage.generate(Config(generate=generate, llm=llm), passages_path, out_dir, types)
 
 
@@ -200,8 +206,6 @@ def generate_flow(run_dir: str, config: str | None = None, generator: str | None
     cfg = run_config(config, generator=generator, per_type=per_type, seed=seed)
     run = Path(run_dir)
     passages_path = run / "passages.jsonl"
-    if cfg.llm.cache_dir is None:  # one call cache per run folder, whatever the chunking
-        cfg.llm.cache_dir = str(run / "cache" / "llm")
     wanted = tuple(types or TYPE_NAMES)
     unknown = [t for t in wanted if t not in TYPE_NAMES]
     if unknown:
@@ -216,7 +220,8 @@ def generate_flow(run_dir: str, config: str | None = None, generator: str | None
         with progress(len(chunks), "generate", "comlq-generate-progress") as bar:
             # submitted in order; the task runner decides how many run at once
             futures = [task_.submit(cfg.generate, cfg.llm, digest, chunk, str(passages_path),
-                                    str(run if len(chunks) == 1 else run / "chunks" / "-".join(chunk)))
+                                    str(run if len(chunks) == 1 else run / "chunks" / "-".join(chunk)),
+                                    str(run / "cache" / "llm"))  # one call cache per run, whatever the chunking
                        for chunk in chunks]
             for future in as_completed(futures):
                 bar.step()

@@ -131,6 +131,18 @@ def _export_of(run: Path, out: Path, seed: int = 13, distractors: int = 50) -> P
 
 
 @pytest.fixture(scope="session")
+def build_items() -> Callable[..., list[Item]]:
+    """make_items(pool, per_type, seed=1)"""
+    return make_items
+
+
+@pytest.fixture(scope="session")
+def build_reviewed() -> Callable[[Item, str], dict[str, Any]]:
+    """reviewed_record(item, status)"""
+    return reviewed_record
+
+
+@pytest.fixture(scope="session")
 def export_of() -> Callable[..., Path]:
     """export_of(run, out, seed=13, distractors=50) -> out"""
     return _export_of

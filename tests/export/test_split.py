@@ -11,8 +11,6 @@ from pipeline.export.split import SPLITS, SplitUnit, assign_splits, leakage_grou
 from pipeline.querytypes import TYPE_NAMES
 from pipeline.records import Item, Passage
 
-from conftest import make_items  # noqa: E402  (tests/export/conftest.py, on sys.path for this folder)
-
 
 def _units(items: list[Item]) -> list[SplitUnit]:
     return [SplitUnit(i.id, i.type, i.n_passages, frozenset(i.source_passages)) for i in items]
@@ -27,8 +25,8 @@ def _leaks(units: list[SplitUnit], split_of: dict[str, str]) -> dict[str, set[st
 
 
 @pytest.mark.parametrize("seed", [0, 13])
-def test_no_leakage_and_every_type_in_every_split(pool: list[Passage], seed: int) -> None:
-    units = _units(make_items(pool, per_type=6, seed=seed))
+def test_no_leakage_and_every_type_in_every_split(pool: list[Passage], seed: int, build_items) -> None:
+    units = _units(build_items(pool, per_type=6, seed=seed))
     assert len(leakage_groups(units)) < len(units)  # the fixture does share passages
     split_of = assign_splits(units, (0.7, 0.1, 0.2), seed)
     assert split_of.keys() == {u.id for u in units}
@@ -40,8 +38,8 @@ def test_no_leakage_and_every_type_in_every_split(pool: list[Passage], seed: int
         assert {u.type for u in units if split_of[u.id] == split} >= coverable, split
 
 
-def test_same_seed_same_split_other_seed_other_split(pool: list[Passage]) -> None:
-    units = _units(make_items(pool, per_type=6))
+def test_same_seed_same_split_other_seed_other_split(pool: list[Passage], build_items) -> None:
+    units = _units(build_items(pool, per_type=6))
     assert assign_splits(units, (0.7, 0.1, 0.2), 5) == assign_splits(list(reversed(units)), (0.7, 0.1, 0.2), 5)
     assert assign_splits(units, (0.7, 0.1, 0.2), 5) != assign_splits(units, (0.7, 0.1, 0.2), 6)
 
@@ -67,8 +65,8 @@ def test_large_group_is_not_used_to_cover_a_small_split() -> None:
         assert {u.type for u in small if split_of[u.id] == split} == set(TYPE_NAMES)
 
 
-def test_a_zero_ratio_leaves_its_split_empty(pool: list[Passage]) -> None:
-    units = _units(make_items(pool, per_type=3))
+def test_a_zero_ratio_leaves_its_split_empty(pool: list[Passage], build_items) -> None:
+    units = _units(build_items(pool, per_type=3))
     split_of = assign_splits(units, (0.8, 0.0, 0.2), 0)
     assert set(split_of.values()) == {"train", "test"}
 

@@ -83,6 +83,8 @@ def test_good_accepted_bad_retried_then_rejected_with_reasons(server, make_confi
     ledger = read_json(tmp_path / "ledger.json", "llm_ledger")
     assert ledger["calls"] == server.stats()["answered"]
     assert ledger["failures"] == {"server_error": 1}
+    assert ledger["http_statuses"] == server.stats()["statuses"]  # 429 and 500 retries counted too
+    assert ledger["http_statuses"]["429"] == 1 and ledger["http_statuses"]["500"] == 3
 
 
 def test_multi_passage_evidence_must_use_more_than_one_passage(server, make_config, tmp_path, passages):
@@ -110,8 +112,8 @@ def test_top_up_replaces_failed_prompts_within_budget(server, make_config, tmp_p
 
 
 def test_slow_answer_times_out_and_only_that_prompt_is_lost(server, make_config, tmp_path, passages):
-    server.script = Script(rules=_rules({"1p": ("slow",)}), slow_seconds=1.0)
-    result = generate_llm(passages, make_config(timeout=0.2, max_retries=0), ("1p", "2p"), tmp_path)
+    server.script = Script(rules=_rules({"1p": ("slow",)}), slow_seconds=3.0)
+    result = generate_llm(passages, make_config(timeout=1.0, max_retries=0), ("1p", "2p"), tmp_path)
     assert [i.type for i in result.items] == ["2p"]
     assert [(r["type"], r["reason"]) for r in result.rejected] == [("1p", "timeout")]
 
@@ -169,3 +171,40 @@ def test_missing_key_for_openai_is_one_clear_error(make_config, tmp_path, passag
     config.llm.base_url = None
     with pytest.raises(ComlqError, match="set OPENAI_API_KEY"):
         generate_llm(passages, config, ("1p",), tmp_path)
+
+
+def test_missing_passage_groups_are_reported_not_guessed(server, make_config, tmp_path):
+    from pipeline.records import Passage
+
+    lonely = {"a": Passage("a", "Alpha", "Nothing in common."), "b": Passage("b", "Beta", "Nothing at all.")}
+    result = generate_llm(lonely, make_config(passage_counts=(1, 2)), ("1p", "2i"), tmp_path)
+    assert [(i.type, i.n_passages) for i in result.items] == [("1p", 1), ("2i", 1)]
+    assert [(r["type"], r["n_passages"], r["reason"]) for r in result.rejected] == [
+        ("1p", 2, "no_passage_group"), ("2i", 2, "no_passage_group")]
+
+
+@pytest.mark.parametrize(("setting", "value", "message"), [
+    ("concurrency", 0, "llm.concurrency"), ("passage_counts", (4,), "llm.passage_counts"),
+    ("response_format", "xml", "llm.response_format")])
+def test_bad_settings_are_one_clear_error(make_config, tmp_path, passages, setting, value, message):
+    with pytest.raises(ComlqError, match=message):
+        generate_llm(passages, make_config(**{setting: value}), ("1p",), tmp_path)
+
+
+def test_other_bad_requests_reject_the_prompt_without_dropping_json_mode(server, make_config, tmp_path, passages,
+                                                                          monkeypatch):
+    from pipeline.llm import scripted_server
+
+    real_respond = server.respond
+
+    def respond(body):  # a context-length style 400 for 2i prompts only
+        if "Query type: 2i," in body["messages"][1]["content"]:
+            return 400, scripted_server._error("maximum context length exceeded", "invalid_request_error"), {}
+        return real_respond(body)
+
+    monkeypatch.setattr(server, "respond", respond)
+    result = generate_llm(passages, make_config(concurrency=1), ("2i", "1p"), tmp_path)
+    assert [(r["type"], r["reason"]) for r in result.rejected] == [("2i", "bad_request")]
+    assert "maximum context length" in result.rejected[0]["detail"]
+    assert result.stats["llm"]["format_fallbacks"] == []
+    assert server.bodies()[-1]["response_format"]["type"] == "json_schema"

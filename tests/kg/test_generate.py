@@ -1,0 +1,201 @@
+"""The kg generator end to end on the hand-made film graph: items, guarantees, determinism, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pipeline.cli import main
+from pipeline.errors import ComlqError
+from pipeline.generate import write_generation
+from pipeline.kg import generate_kg
+from pipeline.kg.graph import read_triples
+from pipeline.kg.query import evaluate, plan_for
+from pipeline.querytypes import NEGATION_TYPES, TYPE_NAMES, check_triples, grounded_indicator, matches, query_graph
+from pipeline.records import Item
+from pipeline.schemas import validate
+
+FIXTURES = Path(__file__).parent / "fixtures"
+PASSAGES = FIXTURES / "films.passages.jsonl"
+TRIPLES = FIXTURES / "films.triples.jsonl"
+
+
+@pytest.fixture(scope="module")
+def result(passages, config):
+    return generate_kg(passages, config(per_type=3), TYPE_NAMES)
+
+
+def _recompute(films, item: Item) -> tuple[set[str], set[str]]:
+    """Answers from the item's own triples, and the answers without its negations."""
+    plan = plan_for(item.type)
+    anchors = {}
+    for (s, o), triple in zip(plan.edges, item.triples):
+        for node, name in ((s, triple.subject), (o, triple.object)):
+            if plan.is_anchor(node):
+                anchors[node] = name
+    relations = {i: t.relation for i, t in enumerate(item.triples)}
+    negated = frozenset(i for i, t in enumerate(item.triples) if t.negated)
+    answers = evaluate(films, plan, anchors, relations)[plan.target]
+    return answers, evaluate(films, plan, anchors, relations, skip=negated)[plan.target]
+
+
+def test_every_type_is_generated(result):
+    counts = {name: sum(i.type == name for i in result.items) for name in TYPE_NAMES}
+    assert counts == {name: 3 for name in TYPE_NAMES}
+    assert result.stats["short_types"] == []
+
+
+def test_items_pass_the_schema_and_the_type_check(result):
+    for item in result.items:
+        validate(item.to_dict(), "item")
+        assert check_triples(item.triples, item.target, item.type) == []
+        assert matches(query_graph(item.triples, item.target), item.type, directed=True)
+        assert item.grounded_indicator == grounded_indicator(item.triples, item.target)
+        assert item.check.ok and item.generator.name == "kg" and item.generator.seed == 1
+
+
+def test_answers_are_the_exact_set(films, result):
+    for item in result.items:
+        answers, _ = _recompute(films, item)
+        assert set(item.answers) == answers and 1 <= len(answers) <= 20
+
+
+def test_negation_removes_an_answer_and_has_violating_passages(films, result):
+    negation_items = [i for i in result.items if i.type in NEGATION_TYPES]
+    assert len(negation_items) == 3 * len(NEGATION_TYPES)
+    for item in negation_items:
+        answers, without = _recompute(films, item)
+        assert answers < without
+        assert item.violating and not set(item.violating) & {e.passage_id for e in item.evidence}
+    assert all(not i.violating for i in result.items if i.type not in NEGATION_TYPES)
+
+
+def test_graded_evidence_follows_the_comlq_rule(result):
+    for item in result.items:
+        assert item.n_passages == len(item.evidence) and 1 <= item.n_passages <= 3
+        assert {e.grade for e in item.evidence} == ({2} if item.n_passages == 1 else {1})
+        assert set(item.source_passages) == {e.passage_id for e in item.evidence} | set(item.violating)
+
+
+def test_no_duplicate_groundings(result):
+    groundings = [tuple(sorted(json.dumps(t.to_dict(), sort_keys=True) for t in i.triples)) for i in result.items]
+    assert len(set(groundings)) == len(groundings)
+    assert len({i.id for i in result.items}) == len(result.items)
+
+
+def test_no_relation_is_followed_by_its_inverse(films, result):
+    for item in result.items:
+        by_object: dict[str, list] = {}
+        for t in item.triples:  # consecutive triples of a path share a variable
+            by_object.setdefault(t.object, []).append(t)
+        for t in item.triples:
+            for before in by_object.get(t.subject, []):
+                if before.subject.startswith("?") or t.subject.startswith("?"):
+                    assert t.relation != films.inverses[before.relation], item.id
+
+
+def test_max_answers_is_respected(passages, config):
+    result = generate_kg(passages, config(per_type=2, max_answers=1), ("1p", "2u", "pin"))
+    assert result.items and all(len(i.answers) == 1 for i in result.items)
+
+
+def test_logical_forms_and_questions(result):
+    cues = ("not", "except", "excluding", "other than", "never", "but not")
+    for item in result.items:
+        assert item.logical_form.count('"') >= 2 and item.question[-1] in ".?"
+        negated = ("NOT" in item.logical_form)
+        assert negated == (item.type in NEGATION_TYPES)
+        if negated:
+            assert any(cue in item.question for cue in cues), item.question
+        anchors = {n for t in item.triples for n in (t.subject, t.object) if not n.startswith("?")}
+        assert all(a in item.question for a in anchors if a not in {"film", "screenplay", "novel", "director",
+                                                                    "novelist"}), item.question
+
+
+def test_logical_forms_parse_as_itlr(result):
+    lark = pytest.importorskip("lark")
+    grammar = Path(__file__).parents[2] / "retrieval" / "itlr.lark"
+    if not grammar.is_file():
+        pytest.skip("retrieval/itlr.lark not present")
+    parser = lark.Lark(grammar.read_text(encoding="utf-8"), parser="lalr")
+    for item in result.items:
+        parser.parse(item.logical_form)
+
+
+def test_same_seed_same_bytes(passages, tmp_path, config):
+    for run in ("a", "b"):
+        write_generation(generate_kg(passages, config(per_type=2, seed=5), TYPE_NAMES), tmp_path / run)
+    for name in ("items.jsonl", "rejected.jsonl"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    stats = [json.loads((tmp_path / run / "stats.json").read_text()) for run in ("a", "b")]
+    assert [s | {"timing": None} for s in stats[:1]] == [s | {"timing": None} for s in stats[1:]]
+    other = generate_kg(passages, config(per_type=2, seed=6), TYPE_NAMES)
+    assert [i.id for i in other.items] != [json.loads(line)["id"] for line in
+                                           (tmp_path / "a" / "items.jsonl").read_text().splitlines()]
+
+
+def test_a_type_that_cannot_be_grounded_is_explained(passages, tmp_path, config):
+    tiny = tmp_path / "tiny.triples.jsonl"
+    tiny.write_text(TRIPLES.read_text().splitlines()[0] + "\n")  # Lolita instance_of film: one edge
+    result = generate_kg(passages, config(per_type=2, triples=str(tiny)), ("1p", "3p"))
+    assert [i.type for i in result.items] == ["1p", "1p"]  # Lolita's class, films (Lolita)
+    short = result.stats["types"]["3p"]
+    assert result.stats["short_types"] == ["3p"] and short["generated"] == 0
+    assert short["shortfall"].startswith(f"0 of 2 items after {short['attempts']} sampled groundings")
+    assert short["attempts"] == 800
+    reasons = {r["reason"]: r for r in result.rejected if r["type"] == "3p"}
+    assert "shortfall" in reasons and sum(r["attempts"] for k, r in reasons.items() if k != "shortfall") == 800
+    for record in result.rejected:
+        validate(record, "rejected")
+
+
+def test_per_type_too_large_is_explained(passages, config):
+    result = generate_kg(passages, config(per_type=500), ("2in",))
+    summary = result.stats["types"]["2in"]
+    assert 0 < summary["generated"] < 500 and "duplicate_grounding" in summary["rejections"]
+    assert summary["shortfall"].startswith(f"{summary['generated']} of 500 items")
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"subject": "A", "relation": "r", "object": "B"}', "field 'passages': is missing"),
+    ('{"subject": "A", "relation": "r", "object": "B", "passages": ["nope"]}', "field 'passages': unknown passage id 'nope'"),
+    ('{"subject": "?A", "relation": "r", "object": "B", "passages": ["f-ran"]}', "field 'subject'"),
+    ('{"subject": "A", "relation": "created_by", "object": "B", "passages": ["f-ran"], "inverse": "made"}',
+     "field 'inverse': 'made' contradicts"),
+    ("{not json", "bad JSON"),
+])
+def test_bad_triples_file_names_file_line_and_field(passages, tmp_path, line, message):
+    bad = tmp_path / "bad.triples.jsonl"
+    bad.write_text(TRIPLES.read_text().splitlines()[1] + "\n\n" + line + "\n")
+    with pytest.raises(ComlqError) as error:
+        read_triples(bad, passages)
+    assert str(error.value).startswith(f"{bad}:3: ") and message in str(error.value)
+
+
+def test_impossible_settings_are_refused(passages, config):
+    with pytest.raises(ComlqError, match="per_type must be at least 1"):
+        generate_kg(passages, config(per_type=0), ("1p",))
+    with pytest.raises(ComlqError, match="unknown query type"):
+        generate_kg(passages, config(), ("4p",))
+
+
+def test_cli_writes_the_three_files(tmp_path, capsys):
+    out = tmp_path / "out"
+    main(["generate", "--generator", "kg", "--per-type", "1", "--passages", str(PASSAGES), "--triples", str(TRIPLES),
+          "--seed", "2", "--types", "1p,2in", "--out", str(out)])
+    items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    assert [i["type"] for i in items] == ["1p", "2in"]
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["types"]["2in"]["generated"] == 1 and stats["timing"]["items_per_second"] > 0
+    assert "wrote 2 items" in capsys.readouterr().out
+
+
+def test_cli_bad_triples_is_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"subject": "A"}\n')
+    code = main(["generate", "--passages", str(PASSAGES), "--triples", str(bad), "--out", str(tmp_path / "o")])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and f"{bad}:1: field" in err

@@ -1,0 +1,65 @@
+import json
+
+import pytest
+
+from pipeline.cli import main
+from pipeline.schemas import read_json
+from retrieval.base import read_trec
+from retrieval.metrics import mean, per_query
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory, beir_path):
+    out = tmp_path_factory.mktemp("report")
+    cache = tmp_path_factory.mktemp("cache")
+    code = main(["evaluate", "--beir", str(beir_path), "--split", "test", "--quiet", "--cache", str(cache),
+                 "--retrievers", "bm25,dense,itlr,itlr-bm25,rrf(bm25,dense),rewrite", "--out", str(out)])
+    assert code == 0
+    return out
+
+
+def test_metrics_json_is_schema_valid_and_complete(report):
+    metrics = read_json(report / "metrics.json", "metrics")
+    assert list(metrics["retrievers"]) == ["bm25", "dense", "itlr", "itlr-bm25", "rrf(bm25,dense)"]
+    assert "no LLM endpoint configured" in metrics["skipped"]["rewrite"]
+    assert metrics["dataset"]["queries"] == 10
+    itlr = metrics["retrievers"]["itlr"]
+    assert set(itlr["overall"]) >= {"nDCG@10", "MAP@100", "Recall@100", "MRR@10", "LSNC@10", "LSNC@100"}
+    assert set(itlr["by_type"]) == {"1p", "2i", "2in", "3in", "up"}
+    assert set(itlr["by_negations"]) == {"0", "1", "2"}
+    assert itlr["significance"]["nDCG@10"]["n"] == 10
+    assert "significance" not in metrics["retrievers"]["bm25"]
+    assert itlr["config"]["parse"] == {"source": "gold", "counts": {"gold": 10}}
+
+
+def test_trec_runs_reproduce_the_metrics(report, data):
+    metrics = read_json(report / "metrics.json")
+    for name, file in [("bm25", "bm25"), ("rrf(bm25,dense)", "rrf_bm25_dense")]:
+        run = read_trec(report / "runs" / f"{file}.trec")
+        assert all(len(scores) == 30 for scores in run.values())  # depth 100 > 30 passages
+        recomputed = mean(per_query(run, data.qrels, data.queries, data.violations))
+        assert recomputed["nDCG@10"] == pytest.approx(metrics["retrievers"][name]["overall"]["nDCG@10"])
+    per_query_file = json.loads((report / "per_query.json").read_text())
+    assert set(per_query_file["itlr"]) == {q.id for q in data.queries}
+
+
+def test_itlr_beats_plain_dense_on_the_negated_fixture_queries(report):
+    by_neg = read_json(report / "metrics.json")["retrievers"]
+    assert by_neg["itlr"]["by_negations"]["1"]["nDCG@10"] > by_neg["dense"]["by_negations"]["1"]["nDCG@10"]
+
+
+def test_report_and_plots(report):
+    text = (report / "report.md").read_text()
+    assert "| retriever | nDCG@10 | MAP@100 | Recall@100 | MRR@10 | LSNC@10 | LSNC@100 |" in text
+    assert "## nDCG@10 by query type" in text and "## Paired tests against bm25" in text
+    assert "Skipped **rewrite**" in text
+    for name in ("ndcg_by_type.png", "ndcg_by_negations.png"):
+        data = (report / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+
+
+def test_cli_errors_are_one_line(beir_path, tmp_path, capsys):
+    assert main(["evaluate", "--beir", str(beir_path), "--split", "dev", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip().count("\n") == 0
+    assert main(["evaluate", "--beir", str(beir_path), "--retrievers", "bm25,nope", "--out", str(tmp_path)]) == 2
+    assert "unknown retriever 'nope'" in capsys.readouterr().err
