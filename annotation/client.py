@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -67,10 +69,42 @@ def ensure_project(client: LabelStudio, config: ReviewConfig) -> Any:
     return project
 
 
-def export_tasks(client: LabelStudio, project_id: int) -> list[dict[str, Any]]:
-    """Every task of the project with its annotations (Label Studio's JSON export)."""
-    raw = b"".join(client.projects.exports.download_sync(project_id, export_type="JSON", download_all_tasks=True))
-    return json.loads(raw)
+def export_tasks(client: LabelStudio, project_id: int, timeout: float = TIMEOUT) -> list[dict[str, Any]]:
+    """Every task of the project with its annotations: an export snapshot (about twice as fast as
+    the synchronous export endpoint for thousands of tasks), downloaded as JSON and then deleted."""
+    snapshot = client.projects.exports.create(project_id, title="comlq pull", serialization_options={
+        "drafts": {"only_id": True}, "predictions": {"only_id": True},
+        "annotations__completed_by": {"only_id": True}, "include_annotation_history": False})
+    deadline = time.monotonic() + timeout
+    while snapshot.status not in ("completed", "failed"):
+        if time.monotonic() > deadline:
+            raise ComlqError(f"Label Studio export {snapshot.id} of project {project_id} not ready after {timeout:.0f} s")
+        time.sleep(0.2)
+        snapshot = client.projects.exports.get(project_id, snapshot.id)
+    try:
+        if snapshot.status == "failed":
+            raise ComlqError(f"Label Studio export of project {project_id} failed (see the server log)")
+        return json.loads(b"".join(client.projects.exports.download(project_id, snapshot.id, export_type="JSON")))
+    finally:
+        client.projects.exports.delete(project_id, snapshot.id)
+
+
+def task_ids_by_item(config: ReviewConfig, project_id: int, page_size: int = 1000) -> dict[str, int]:
+    """item id -> task id of the tasks already in the project (data only, no annotations: fast)."""
+    found: dict[str, int] = {}
+    headers = {"Authorization": f"Token {api_token(config)}"}
+    with httpx.Client(base_url=config.url.rstrip("/"), headers=headers, timeout=TIMEOUT) as http:
+        for page in itertools.count(1):
+            response = http.get("/api/tasks", params={"project": project_id, "page": page, "page_size": page_size,
+                                                      "include": "id,data"})
+            if response.status_code == 404:  # past the last page
+                break
+            response.raise_for_status()
+            tasks = response.json()["tasks"]
+            found.update((t["data"].get("item_id"), t["id"]) for t in tasks)
+            if len(tasks) < page_size:
+                break
+    return found
 
 
 def user_emails(client: LabelStudio) -> dict[int, str]:

@@ -13,14 +13,8 @@ from pipeline.passages import load_passages
 from pipeline.records import Passage
 from pipeline.schemas import read_jsonl, write_jsonl
 
-from annotation.client import connect, ensure_project, export_tasks, service_errors
+from annotation.client import connect, ensure_project, service_errors, task_ids_by_item
 from annotation.results import structure_region
-
-STRUCTURE_HELP = ("Yes when the question asks exactly what the indicator's pattern says: the same projections "
-                  "(chains of relations), intersections (AND), unions (OR) and negations (NOT), with the answers "
-                  "being the target variable.")
-SPREAD_HELP = ("Yes when no single passage holds all the evidence: each passage contributes part of the "
-               "chain of facts needed to answer.")
 
 
 @dataclass(frozen=True)
@@ -64,8 +58,7 @@ def task_data(item: dict[str, Any], passages: dict[str, Passage]) -> dict[str, A
         "grounded": item["grounded_indicator"],
         "logical_form": item["logical_form"],
         "answers": "; ".join(item["answers"]),
-        "structure_help": STRUCTURE_HELP,
-        "spread": [{"help": SPREAD_HELP}] if n > 1 else [],
+        "spread": [{"passages": f"{n} passages"}] if n > 1 else [],  # one entry: the question shows
         "passages": shown,
     }
 
@@ -96,7 +89,7 @@ def push(run_dir: str | Path, config: ReviewConfig, passages_path: str | Path | 
     client = connect(config)
     with service_errors(config.url):
         project = ensure_project(client, config)
-        on_server = {t["data"].get("item_id"): t["id"] for t in export_tasks(client, project.id)}
+        on_server = task_ids_by_item(config, project.id)
         new = [t for t in tasks if t["data"]["item_id"] not in on_server]
         for batch in _batches(new, config.batch_size):
             response = client.projects.import_tasks(project.id, request=batch, return_task_ids=True)

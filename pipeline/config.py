@@ -82,7 +82,8 @@ class EvaluateConfig:
     cache_dir: str | None = None  # embedding cache; default: $COMLQ_CACHE/embeddings, else ~/.cache/comlq/embeddings
     operators: str = "product"  # ITLR operator set: product | sum | minmax | inverse
     calibration: str = "raw"  # ITLR term-score calibration: raw | shift | minmax
-    candidates_k: int | None = 1000  # ITLR candidates: union of each positive term's top-k (0 or None: all passages)
+    candidates_k: int | None = 1000  # ITLR candidates per query (0 or None: all passages)
+    candidates: str = "terms"  # ITLR candidates: 'terms' (union of each positive term's top-k) | 'query' (question's top-k)
     depth: int = 100  # passages retrieved per query (MAP@100, Recall@100, LSNC@100 need 100)
 
 

@@ -148,6 +148,7 @@ def _parser() -> Lark:
     return Lark(_GRAMMAR, parser="lalr", maybe_placeholders=False)
 
 
+@cache  # formulas are immutable; generators render one per item
 def parse_indicator(text: str) -> Formula:
     try:
         return _ToFormula().transform(_parser().parse(text))

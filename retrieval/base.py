@@ -74,21 +74,23 @@ def ranked(scores: Mapping[str, float]) -> list[tuple[str, float]]:
     return sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)
 
 
-def top_k(ids: Sequence[str], scores: np.ndarray, k: int) -> dict[str, float]:
-    """The k best of `scores` (aligned with `ids`) in trec_eval order, as {id: score}.
+def top_k(ids: Sequence[str], scores: np.ndarray, k: int, rows: np.ndarray | None = None) -> dict[str, float]:
+    """The k best of `scores` in trec_eval order, as {id: score}; scores[i] belongs to ids[i], or
+    to ids[rows[i]] when `rows` is given (scores over a subset of the corpus).
 
     argpartition keeps it O(n); every candidate tied with the k-th score is kept for the final
     sort, so ties are broken by id exactly as trec_eval would.
     """
-    n = len(ids)
+    n = len(scores)
     if n == 0 or k <= 0:
         return {}
     if k < n:
         kth = np.partition(scores, n - k)[n - k]
-        rows = np.flatnonzero(scores >= kth)
+        best = np.flatnonzero(scores >= kth)
     else:
-        rows = np.arange(n)
-    pairs = ranked({ids[i]: float(scores[i]) for i in rows})
+        best = np.arange(n)
+    where = best if rows is None else rows[best]
+    pairs = ranked({ids[j]: float(scores[i]) for i, j in zip(best, where)})
     return dict(pairs[:k])
 
 

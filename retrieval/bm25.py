@@ -46,14 +46,15 @@ class BM25Retriever:
             raise RuntimeError("BM25Retriever.index(corpus) must be called before retrieving")
         return self._corpus
 
-    def term_scores(self, texts: Sequence[str]) -> np.ndarray:
-        """(len(texts), passages) BM25 scores; a text with no indexed token scores 0 everywhere."""
+    def term_scores(self, texts: Sequence[str], rows: np.ndarray | None = None) -> np.ndarray:
+        """(len(texts), passages) BM25 scores (with `rows`: those passages only); a text with no
+        indexed token scores 0 everywhere."""
         out = np.zeros((len(texts), len(self.corpus)), dtype=np.float32)
         for row, tokens in enumerate(self._tokens(texts)):
             ids = self._model.get_tokens_ids(tokens)
             if ids:
                 out[row] = self._model.get_scores_from_ids(ids)
-        return out
+        return out if rows is None else out[:, rows]  # sparse scoring of every passage is cheap
 
     def retrieve(self, queries: Sequence[Query], k: int) -> Run:
         # one query at a time: a (queries x passages) matrix would not fit for large corpora

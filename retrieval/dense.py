@@ -51,9 +51,10 @@ class DenseRetriever:
         """Embed texts ahead in one call (ITLR: every distinct term of a batch once)."""
         self.encoder.encode(texts, progress=self.progress, desc="encoding terms")
 
-    def term_scores(self, texts: Sequence[str]) -> np.ndarray:
-        """(len(texts), passages) cosine similarities."""
-        return self.encoder.encode(texts, progress=self.progress, desc="encoding queries") @ self.matrix.T
+    def term_scores(self, texts: Sequence[str], rows: np.ndarray | None = None) -> np.ndarray:
+        """(len(texts), passages) cosine similarities; with `rows`, on those passages only."""
+        vectors = self.encoder.encode(texts, progress=self.progress, desc="encoding queries")
+        return vectors @ (self.matrix if rows is None else self.matrix[rows]).T
 
     def retrieve(self, queries: Sequence[Query], k: int) -> Run:
         run: Run = {}

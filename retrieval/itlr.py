@@ -5,10 +5,13 @@ tree is evaluated bottom-up with an operator set.
 Operator sets and calibrations are registries by name (`OPERATORS`, `CALIBRATIONS`), so
 experiments add their own with `register_operators` / `register_calibration`.
 
-Candidates: with `candidates_k`, a query's passages are the union of each positive term's
-top-k (a term under an even number of NOTs); the tree is evaluated exactly on them. With
-`candidates_k=None` (or a corpus no larger than k, or no positive term) every passage is scored.
-Calibration "minmax" rescales each term over the passages being scored (the candidates).
+Candidates (`candidates_k`, `candidates`): "terms" takes the union of each positive term's
+top-k (a term under an even number of NOTs); "query" takes the top-k of the whole question
+(one full scoring pass, as plain dense retrieval; the terms are then scored on those passages
+only, which keeps ITLR's latency near dense's on large corpora). The tree is evaluated exactly
+on the candidates. With `candidates_k=None` (or a corpus no larger than k, or "terms" without a
+positive term) every passage is scored. Calibration "minmax" rescales each term over the
+passages being scored.
 """
 
 from __future__ import annotations
@@ -211,8 +214,8 @@ class TermScorer(Protocol):
 
     def index(self, corpus: Corpus) -> None: ...
 
-    def term_scores(self, texts: Sequence[str]) -> np.ndarray:
-        """(len(texts), passages)."""
+    def term_scores(self, texts: Sequence[str], rows: np.ndarray | None = None) -> np.ndarray:
+        """(len(texts), passages), or (len(texts), len(rows)) on the passages `rows` only."""
         ...
 
 
@@ -221,7 +224,7 @@ Parser = Callable[[Sequence[Query]], list[str]]  # queries -> logical forms
 
 class ITLRRetriever:
     def __init__(self, scorer: TermScorer, parser: Parser, operators: str = "product", calibration: str = "raw",
-                 candidates_k: int | None = 1000, name: str = "itlr", chunk: int = 64):
+                 candidates_k: int | None = 1000, candidates: str = "terms", name: str = "itlr", chunk: int = 64):
         self.name = name
         self.scorer = scorer
         self.parser = parser
@@ -229,6 +232,9 @@ class ITLRRetriever:
         self.calibration = calibration
         self.calibrate = lookup(CALIBRATIONS, calibration, "calibration")
         self.candidates_k = candidates_k
+        if candidates not in ("terms", "query"):
+            raise ComlqError(f"unknown candidate source '{candidates}' (known: terms, query)")
+        self.candidate_source = candidates
         self.chunk = chunk  # queries whose term scores are held in memory at once
         self.logical_forms: dict[str, str] = {}  # query id -> the logical form used, for reports
 
@@ -238,6 +244,7 @@ class ITLRRetriever:
     def describe(self) -> dict[str, object]:
         counts = getattr(self.parser, "counts", {})
         return {"operators": self.ops.name, "calibration": self.calibration, "candidates_k": self.candidates_k,
+                "candidates": self.candidate_source,
                 "term_scores": getattr(self.scorer, "name", "?"), "model": getattr(self.scorer, "model", None),
                 "parse": {"source": getattr(self.parser, "source", "?"), "counts": dict(counts)}}
 
@@ -260,29 +267,47 @@ class ITLRRetriever:
         run: Run = {}
         for start in range(0, len(queries), self.chunk):
             chunk = list(zip(queries[start:start + self.chunk], trees[start:start + self.chunk]))
+            if self.candidate_source == "query":
+                run.update(self._from_query(chunk, k))
+                continue
             distinct = list(dict.fromkeys(t for _, tree in chunk for t in terms(tree)))
             matrix = self.scorer.term_scores(distinct)
             rows = {text: matrix[i] for i, text in enumerate(distinct)}
             for query, tree in chunk:
-                run[query.id] = self.score(tree, rows, k)
+                subset = self.candidates(tree, rows)
+                run[query.id] = self.combine(tree, {t: rows[t] if subset is None else rows[t][subset]
+                                                    for t in set(terms(tree))}, subset, k)
+        return run
+
+    def _from_query(self, chunk: list[tuple[Query, Node]], k: int) -> Run:
+        """Candidates = the whole question's top-k; terms are then scored on those passages only."""
+        base = self.scorer.term_scores([query.text for query, _ in chunk])
+        run: Run = {}
+        for row, (query, tree) in enumerate(chunk):
+            subset = _top_rows(base[row], self.candidates_k)
+            distinct = list(dict.fromkeys(terms(tree)))
+            matrix = self.scorer.term_scores(distinct, subset)
+            run[query.id] = self.combine(tree, dict(zip(distinct, matrix)), subset, k)
         return run
 
     def candidates(self, tree: Node, rows: dict[str, np.ndarray]) -> np.ndarray | None:
         """Row indices to score (union of each positive term's top-k), or None for all passages."""
-        n = len(self.scorer.corpus)
         positive = list(dict.fromkeys(terms(tree, positive=True)))
-        if self.candidates_k is None or self.candidates_k >= n or not positive:
+        if not positive or self.candidates_k is None or self.candidates_k >= len(self.scorer.corpus):
             return None
-        k = self.candidates_k
-        picked = [np.argpartition(rows[t], n - k)[n - k:] for t in positive]
-        return np.unique(np.concatenate(picked))
+        return np.unique(np.concatenate([_top_rows(rows[t], self.candidates_k) for t in positive]))
 
-    def score(self, tree: Node, rows: dict[str, np.ndarray], k: int) -> dict[str, float]:
-        """The top k passages for one tree, given each term's raw scores over the whole corpus."""
+    def combine(self, tree: Node, scores: dict[str, np.ndarray], subset: np.ndarray | None, k: int) -> dict[str, float]:
+        """The top k passages for one tree, from each term's raw scores on `subset` (None: every passage)."""
         ids = self.scorer.corpus.ids
-        subset = self.candidates(tree, rows)
-        scores = {t: self.calibrate(rows[t] if subset is None else rows[t][subset]) for t in set(terms(tree))}
-        combined = np.asarray(evaluate(tree, scores, self.ops), dtype=np.float64)
-        if subset is None:
-            return top_k(ids, combined, k)
-        return top_k([ids[i] for i in subset], combined, k)
+        combined = evaluate(tree, {t: self.calibrate(x) for t, x in scores.items()}, self.ops)
+        combined = np.asarray(combined, dtype=np.float64)
+        return top_k(ids, combined, k, subset)
+
+
+def _top_rows(scores: np.ndarray, k: int | None) -> np.ndarray | None:
+    """Row indices of the k largest scores (unordered), or None for all when k is None or too large."""
+    n = len(scores)
+    if k is None or k >= n:
+        return None
+    return np.argpartition(scores, n - k)[n - k:]

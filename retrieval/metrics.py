@@ -18,7 +18,7 @@ folder has violation labels.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import pytrec_eval
 
@@ -66,7 +66,8 @@ def _negated(queries: Sequence[Query] | None, violations: Violations | None) -> 
 
 
 def mean(values: PerQuery, qids: Iterable[str] | None = None) -> dict[str, float | None]:
-    """Mean of each measure over `qids` (default: all); a measure no query has is None."""
+    """Mean of each measure over `qids` (default: all), plus the query count; LSNC@K is left out
+    when none of the queries has it (no negation or no labels)."""
     rows = [values[q] for q in (values if qids is None else qids) if q in values]
     out: dict[str, float | None] = {}
     for name in MEASURES:
@@ -88,8 +89,14 @@ def breakdown(values: PerQuery, queries: Sequence[Query], key: Callable[[Query],
     return {name: mean(values, qids) for name, qids in sorted(groups.items(), key=lambda kv: _natural(kv[0]))}
 
 
-def _natural(name: str) -> tuple[int, str]:
-    return (int(name), "") if name.isdigit() else (1 << 30, name)
+def _natural(name: str) -> tuple[int, int, str]:
+    """Numbers in numeric order, then query types in the catalogue's order (1p 2p 3p 2i ...), then others."""
+    from pipeline.querytypes import CATALOGUE
+
+    if name.isdigit():
+        return (0, int(name), "")
+    order = list(CATALOGUE)
+    return (1, order.index(name), "") if name in order else (2, 0, name)
 
 
 def significance(values: PerQuery, reference: PerQuery, measures: Iterable[str] = MEASURES) -> dict[str, dict[str, float | int | None]]:
@@ -131,8 +138,3 @@ def summarize(values: PerQuery, queries: Sequence[Query], reference: PerQuery | 
     if reference is not None:
         out["significance"] = significance(values, reference)
     return out
-
-
-def as_table(rows: Mapping[str, Mapping[str, float | None]], measures: Sequence[str]) -> list[list[str]]:
-    """Rows of formatted cells (name, then each measure), for the Markdown report."""
-    return [[name, *(("-" if row.get(m) is None else f"{row[m]:.4f}") for m in measures)] for name, row in rows.items()]

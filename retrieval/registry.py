@@ -1,7 +1,7 @@
 """Retrievers by name. A spec is a name with optional arguments, nested for fusion:
 
     bm25 | dense | itlr | itlr-bm25 | rewrite
-    itlr(ops=minmax, cal=shift, parse=rules, k=0, terms=bm25)
+    itlr(ops=minmax, cal=shift, parse=rules, k=0, cand=query, terms=bm25)
     rrf(bm25, dense) | rrf(bm25, itlr(cal=shift), k0=60)
 
 The factory shares one BM25 index, one encoder and one dense index between all retrievers it
@@ -156,7 +156,7 @@ def _itlr(factory: Factory, args: list[str], kwargs: dict[str, str], terms: str 
     from retrieval.itlr import ITLRRetriever
 
     cfg = factory.evaluate
-    known = {"ops", "cal", "parse", "k", "terms"}
+    known = {"ops", "cal", "parse", "k", "cand", "terms"}
     unknown = set(kwargs) - known
     if args or unknown:
         raise ComlqError(f"itlr takes only {', '.join(sorted(known))} (got {', '.join(args + sorted(unknown))})")
@@ -166,7 +166,8 @@ def _itlr(factory: Factory, args: list[str], kwargs: dict[str, str], terms: str 
     scorer = factory.dense() if terms == "dense" else factory.bm25()
     default_cal = cfg.calibration if terms == "dense" else "minmax"  # raw BM25 scores are unbounded
     return ITLRRetriever(scorer, factory.parser(kwargs.get("parse", cfg.parse)), kwargs.get("ops", cfg.operators),
-                         kwargs.get("cal", default_cal), _int_or_none(kwargs.get("k", cfg.candidates_k), "itlr k"))
+                         kwargs.get("cal", default_cal), _int_or_none(kwargs.get("k", cfg.candidates_k), "itlr k"),
+                         kwargs.get("cand", cfg.candidates))
 
 
 def _rrf(factory: Factory, args: list[str], kwargs: dict[str, str]) -> Retriever:
@@ -193,3 +194,12 @@ register_retriever("itlr", _itlr)
 register_retriever("itlr-bm25", lambda f, a, k: _itlr(f, a, k, terms="bm25"))
 register_retriever("rrf", _rrf)
 register_retriever("rewrite", _rewrite)
+
+
+def _logical(factory: Factory, args: list[str], kwargs: dict[str, str]) -> Retriever:
+    from retrieval.logical import build  # soft-logic ITLR variant (benchmarks/bench_comlq.py)
+
+    return build(factory, args, kwargs)
+
+
+register_retriever("logical", _logical)

@@ -24,6 +24,14 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]
     return lines + [""]
 
 
+def _p(value: float | None) -> str | None:
+    return None if value is None else f"{value:.2g}"
+
+
+def _seconds(value: float | None) -> str | None:
+    return None if value is None else f"{value:.1f}"
+
+
 def _measures(retrievers: Mapping[str, Any]) -> list[str]:
     present = {m for r in retrievers.values() for m, v in r["overall"].items() if v is not None}
     return [m for m in MEASURES if m in present]
@@ -66,10 +74,11 @@ def markdown(metrics: Mapping[str, Any]) -> str:
                   "Two-sided paired t-test and Wilcoxon signed-rank test over the queries; "
                   "mean difference = retriever - bm25.", ""]
         lines += _table(["retriever", "measure", "mean diff", "t-test p", "Wilcoxon p"],
-                        [[n, m, s["mean_diff"], s["t_p"], s["wilcoxon_p"]] for n, m, s in significant])
+                        [[n, m, s["mean_diff"], _p(s["t_p"]), _p(s["wilcoxon_p"])] for n, m, s in significant])
     lines += ["## Timing", ""] + _table(
         ["retriever", "index s", "retrieve s", "texts encoded"],
-        [[n, *(retrievers[n].get("timing", {}).get(k) for k in ("index_s", "retrieve_s", "texts_encoded"))] for n in names])
+        [[n, *(_seconds(retrievers[n].get("timing", {}).get(k)) for k in ("index_s", "retrieve_s")),
+          retrievers[n].get("timing", {}).get("texts_encoded")] for n in names])
     for name, reason in metrics.get("skipped", {}).items():
         lines.append(f"Skipped **{name}**: {reason}")
     lines += ["", f"![nDCG@10 by query type]({PLOT_TYPE})", "", f"![nDCG@10 by number of negations]({PLOT_NEGATIONS})", ""]

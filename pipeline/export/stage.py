@@ -74,6 +74,8 @@ def export(run_dir: str | Path, out: str | Path, config: ExportConfig,
            passages_path: str | Path | None = None) -> ExportResult:
     run_dir, out = Path(run_dir), Path(out)
     ratios = parse_ratios(config.ratios)
+    if config.distractors < 0:
+        raise ComlqError(f"distractors: {config.distractors} is negative")
     run = read_run(run_dir)
     if not run.candidates:
         reasons = "; ".join(f"{stage}: {reason} ({n})" for (stage, reason), n in sorted(run.dropped.items()))
@@ -137,7 +139,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ratios", default=None, help="train,validation,test ratios (default: 0.7,0.1,0.2)")
     p.add_argument("--seed", type=int, default=None, help="seed for the split and the distractors")
     p.add_argument("--distractors", type=int, default=None, help="extra passages from the pool in the BEIR corpus")
-    p.add_argument("--passages", default=None, help="passage pool (default: DIR/passages.jsonl, else the shipped sample)")
+    p.add_argument("--passages", default=None, help="passage pool (default: DIR/passages.jsonl, else the sample)")
     p.add_argument("--push-to-hub", default=None, metavar="REPO", help="also upload to the Hub (needs $HF_TOKEN)")
     p.add_argument("--config", default=None, help="TOML configuration file")
     p.set_defaults(handler=_cli)

@@ -33,8 +33,9 @@ from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage,
 if TYPE_CHECKING:
     from pipeline.generate import GenerationResult
 
-ATTEMPTS_PER_ITEM = 400
-_PLACEHOLDER = re.compile(r"\?[A-Za-z][A-Za-z0-9_]*|\bR\d*\b")  # sampling budget per requested item before a type is reported short
+ATTEMPTS_PER_ITEM = 400  # sampling budget per requested item before a type is reported short
+STALL = 4000  # consecutive failed attempts after which a type is taken as exhausted
+_PLACEHOLDER = re.compile(r"\?[A-Za-z][A-Za-z0-9_]*|\bR\d*\b")  # variables and relation placeholders
 
 _REASONS = {
     "duplicate_grounding": "the grounding was already generated",
@@ -111,16 +112,17 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig) -> tupl
     sampler = Sampler(kg, plan_for(name), random.Random(f"{config.seed}:{name}"), config.max_answers)
     items: list[Item] = []
     budget = ATTEMPTS_PER_ITEM * config.per_type
-    attempts = 0
-    while len(items) < config.per_type and attempts < budget:
+    attempts = failed = 0
+    while len(items) < config.per_type and attempts < budget and failed < STALL:
         attempts += 1
         grounding = sampler.attempt()
-        if grounding is None:
-            continue
-        item = make_item(kg, grounding, config.seed)
-        if item is None:
+        item = make_item(kg, grounding, config.seed) if grounding else None
+        if grounding and item is None:
             sampler.rejections["type_check_failed"] += 1
+        if item is None:
+            failed += 1
             continue
+        failed = 0
         items.append(item)
     summary = {
         "requested": config.per_type, "generated": len(items), "attempts": attempts,
@@ -129,8 +131,9 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig) -> tupl
     }
     if len(items) < config.per_type:
         top = ", ".join(f"{r} {c}" for r, c in sorted(sampler.rejections.items(), key=lambda rc: (-rc[1], rc[0]))[:3])
+        why = f"{STALL} failures in a row" if failed >= STALL else f"budget {ATTEMPTS_PER_ITEM} per item"
         summary["shortfall"] = (f"{len(items)} of {config.per_type} items after {attempts} sampled groundings "
-                                f"(budget {ATTEMPTS_PER_ITEM} per item); most frequent rejections: {top or 'none'}")
+                                f"({why}); most frequent rejections: {top or 'none'}")
     return items, summary
 
 

@@ -6,7 +6,7 @@ every fact is stated by the subject's own passage):
 
 - `mentions`       passage A's text names passage B by its exact title (titles that are proper
                    names only: no lower-case word outside particles, never written in lower case
-                   anywhere in the corpus, no parenthesis);
+                   anywhere in the corpus, no parenthesis; not inside a longer capitalised name);
 - `instance_of`    class of a non-person ("Mountain range in Antarctica" -> mountain range);
 - `occupation`     occupations of a person ("American actor and filmmaker" -> actor, filmmaker);
 - `nationality`    leading demonyms of a person description ("Russian and Soviet poet");
@@ -38,7 +38,7 @@ _PARTICLES = {"of", "the", "and", "de", "da", "di", "del", "der", "van", "von", 
               "y", "on", "upon", "in", "&"}
 _DIRECTIONS = re.compile(r"^(?:(?:north|south|east|west|central|northern|southern|eastern|western|northeastern|"
                          r"northwestern|southeastern|southwestern|upper|lower)\s+)+")
-_TOKEN = re.compile(r"\w+(?:[-'’.]\w+)*\.?|[^\w\s]")
+_TOKEN = re.compile(r"\w+(?:[-'’]\w+)*|[^\w\s]")
 _LIFESPAN = re.compile(r"^(?:c\.\s*)?(\d{1,4})(\s*BC)?\s*[–-]\s*(?:c\.\s*)?(\d{1,4})(\s*(?:BC|BCE|AD))?$")
 _BORN = re.compile(r"^born (\d{4})$")
 _DIED = re.compile(r"^died (\d{1,4})( BC)?$")
@@ -86,6 +86,14 @@ def _longest_suffix(phrase: str, words: Iterable[str]) -> str | None:
         if (phrase == w or phrase.endswith(" " + w)) and (best is None or len(w) > len(best)):
             best = w
     return best
+
+
+def _inside_longer_name(tokens: list[str], start: int, end: int) -> bool:
+    """Is tokens[start:end] part of a longer capitalised name ("Fatima Ibrahim", "New Spain", "Paris Commune")?"""
+    if end < len(tokens) and tokens[end][:1].isupper():
+        return True
+    sentence_start = start <= 1 or tokens[start - 2] in {".", "!", "?", '"', "“", ":"}
+    return start > 0 and tokens[start - 1][:1].isupper() and not sentence_start
 
 
 class _Extractor:
@@ -230,7 +238,8 @@ class _Extractor:
                 for n in range(min(longest.get(tokens[i], 0), len(tokens) - i), 0, -1):
                     target = names.get(tuple(tokens[i:i + n]))
                     if target is not None:  # leftmost-longest: "New York City" before "New York"
-                        self.add(pid, "mentions", target, pid)
+                        if not _inside_longer_name(tokens, i, i + n):
+                            self.add(pid, "mentions", target, pid)
                         step = n
                         break
                 i += step

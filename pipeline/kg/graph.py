@@ -25,7 +25,7 @@ from pipeline.records import Passage
 from pipeline.schemas import read_jsonl
 
 
-@dataclass
+@dataclass(eq=False)  # compared and hashed by identity (sample.unnamable caches per graph)
 class KnowledgeGraph:
     graph: nx.MultiDiGraph
     inverses: dict[str, str]  # relation -> its inverse, both ways
@@ -33,9 +33,10 @@ class KnowledgeGraph:
     out: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)  # node -> relation -> objects
     passages: dict[tuple[str, str, str], tuple[str, ...]] = field(default_factory=dict)
     subjects: dict[str, tuple[str, ...]] = field(default_factory=dict)  # relation -> nodes with that out-edge
+    labels: dict[str, str] = field(default_factory=dict)
 
     def label(self, node: str) -> str:
-        return self.graph.nodes[node]["label"]
+        return self.labels[node]
 
     def topic(self, node: str) -> str | None:
         return self.graph.nodes[node].get("topic")
@@ -52,6 +53,7 @@ class KnowledgeGraph:
             self.passages[(s, relation, o)] = passages
         self.out = {n: {r: tuple(sorted(objs)) for r, objs in sorted(rels.items())} for n, rels in sorted(out.items())}
         self.subjects = {r: tuple(sorted(nodes)) for r, nodes in sorted(subjects.items())}
+        self.labels = dict(self.graph.nodes(data="label"))
         return self
 
     def stats(self) -> dict[str, object]:

@@ -17,12 +17,19 @@ import random
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import cache
 
 from pipeline.kg.graph import KnowledgeGraph
 from pipeline.kg.query import Plan, Step, TooManyPassages, evaluate, provenance, traversal
 
 
 _SYNTAX = re.compile(r"[,()<>{}|¬∧∨∩∪⇒]")
+
+
+@cache
+def unnamable(kg: KnowledgeGraph) -> frozenset[str]:
+    """Nodes whose names would break the indicator text ("Thebes, Egypt"): never anchors."""
+    return frozenset(n for n, label in kg.labels.items() if _SYNTAX.search(label) or label.startswith("?"))
 
 
 class Reject(Exception):
@@ -52,8 +59,8 @@ class Sampler:
     def __init__(self, kg: KnowledgeGraph, plan: Plan, rng: random.Random, max_answers: int):
         self.kg, self.plan, self.rng, self.max_answers = kg, plan, rng, max_answers
         self.entities = sorted(kg.out)
-        # names that would break the indicator text ("Thebes, Egypt") cannot be anchors
-        self.unnamable = {n for n in kg.out if _SYNTAX.search(kg.label(n)) or kg.label(n).startswith("?")}
+        self.unnamable = unnamable(kg)
+        self.narrow: dict[tuple[str, str], bool] = {}  # (anchor, relation) -> reaches at most max_answers
         self.seen: set[tuple] = set()
         self.rejections: Counter[str] = Counter()
 
@@ -123,7 +130,7 @@ class Sampler:
             if self.plan.is_anchor(step.child):  # distinct anchors; with `narrow`, small ones
                 back = self.kg.inverses[r]
                 children = tuple(c for c in children if c not in used and c not in self.unnamable and (
-                    not narrow or len(self.kg.neighbours(c, back)) <= self.max_answers))
+                    not narrow or self._narrow(c, back)))
             if children:
                 choices[r] = children
         if not choices:
@@ -132,6 +139,12 @@ class Sampler:
         child = self.rng.choice(choices[r])
         relations[step.edge] = self.kg.inverses[r] if step.upward else r
         self._node(step.child, child, self.kg.inverses[r], anchors, relations)
+
+    def _narrow(self, anchor: str, relation: str) -> bool:
+        key = (anchor, relation)
+        if key not in self.narrow:
+            self.narrow[key] = len(self.kg.neighbours(anchor, relation)) <= self.max_answers
+        return self.narrow[key]
 
     def _positive_set(self, node: str, anchors: dict[str, str], relations: dict[int, str]) -> set[str]:
         """The set of `node` from its steps grounded so far (its positive part)."""

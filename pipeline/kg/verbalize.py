@@ -15,11 +15,11 @@ union), an approximation for ip and inp, whose answers and evidence stay exact.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Union
 
-import inflect
 import yaml
 
 from pipeline.kg.extract import vocabulary
@@ -53,13 +53,22 @@ def templates() -> dict:
 
 
 @cache
-def _inflect() -> inflect.engine:
-    return inflect.engine()
-
-
-@cache
 def plural(noun: str) -> str:
-    return _inflect().plural_noun(noun) or noun
+    """English plural of a class noun ("mountain range" -> "mountain ranges"); irregular ones are
+    listed in vocabulary.yaml (a rule is enough for these closed lists, and loads in no time)."""
+    irregular = vocabulary()["plurals"]
+    head, _, last = noun.rpartition(" ")
+    if last in irregular:
+        last = irregular[last]
+    elif re.search(r"[^aeiou]y$", last):
+        last = last[:-1] + "ies"
+    elif re.search(r"(s|x|z|ch|sh)$", last):
+        last += "es"
+    elif last.endswith("man"):
+        last = last[:-3] + "men"
+    else:
+        last += "s"
+    return f"{head} {last}" if head else last
 
 
 def render(expr: Expr) -> str:

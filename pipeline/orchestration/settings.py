@@ -36,8 +36,8 @@ def prefect_environment(run_dir: str | Path, environ: dict[str, str], verbose: b
     if not environ.get("PREFECT_API_URL"):
         wanted["PREFECT_HOME"] = str(run_dir / ".prefect")
         wanted["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = str(results_path(run_dir))
-        if not verbose:  # the console shows a progress bar and the summary instead
-            wanted["PREFECT_LOGGING_LEVEL"] = "WARNING"
+        if not verbose:  # the console shows a progress bar, the summary, or the error in one line
+            wanted["PREFECT_LOGGING_LEVEL"] = "CRITICAL"
     return {key: value for key, value in wanted.items() if key not in environ}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +16,13 @@ from beir.datasets.data_loader import GenericDataLoader
 from datasets import load_from_disk
 
 from pipeline.cli import main
-from pipeline.errors import ComlqError
-from pipeline.querytypes import TYPE_NAMES
-from pipeline.schemas import read_jsonl, validate
 from pipeline.config import ExportConfig
+from pipeline.errors import ComlqError
 from pipeline.export import export
 from pipeline.export.split import SPLITS
+from pipeline.querytypes import TYPE_NAMES
+from pipeline.records import GeneratorInfo, Passage
+from pipeline.schemas import read_jsonl, validate, write_jsonl
 
 
 def read_tsv(path: Path) -> list[list[str]]:
@@ -45,7 +47,8 @@ def _expected_offline(run: Path) -> dict[str, dict[str, Any]]:
 
 def _expected_reviewed(run: Path) -> dict[str, dict[str, Any]]:
     return {r["item"]["id"]: r["item"] | {"qrels": r["review"]["qrels"], "votes": r["review"]["votes"]}
-            for r in read_jsonl(run / "review" / "reviewed.jsonl", "reviewed_item") if r["review"]["status"] == "accepted"}
+            for r in read_jsonl(run / "review" / "reviewed.jsonl", "reviewed_item")
+            if r["review"]["status"] == "accepted"}
 
 
 def _rows(export: Path) -> dict[str, list[dict[str, Any]]]:
@@ -115,7 +118,8 @@ def test_beir_records_match_their_schemas(offline_export: Path) -> None:
         assert rows == sorted(rows) and all(r[2] in ("0", "1", "2") for r in rows)
 
 
-def test_corpus_has_every_judged_and_violating_passage_plus_distractors(offline_run: Path, offline_export: Path) -> None:
+def test_corpus_has_every_judged_and_violating_passage_plus_distractors(offline_run: Path,
+                                                                       offline_export: Path) -> None:
     expected = _expected_offline(offline_run)
     needed = set()
     for item in expected.values():
@@ -186,7 +190,8 @@ def test_card_counts_types_splits_and_dropped_items(reviewed_run: Path, reviewed
     records = list(read_jsonl(reviewed_run / "review" / "reviewed.jsonl", "reviewed_item"))
     status = Counter(r["review"]["status"] for r in records)
     failed_checks = sum(not r["check"]["ok"] for r in _items(reviewed_run).values())
-    dropped = {(row[0], row[1]): int(row[2]) for row in _card_table(card, "## Left out") if row[0] in ("check", "review")}
+    dropped = {(row[0], row[1]): int(row[2]) for row in _card_table(card, "## Left out")
+               if row[0] in ("check", "review")}
     assert dropped[("review", "pending")] == status["pending"]
     assert dropped[("review", "rejected: structure: question does not match the type")] == status["rejected"]
     assert dropped[("check", "triples form 2p, expected 3p")] == failed_checks
@@ -230,6 +235,8 @@ def test_cli_export_and_its_errors(offline_run: Path, tmp_path: Path, capsys, mo
 
     assert main(["export", str(offline_run), "--out", str(out), "--ratios", "0.7,0.7"]) == 2
     assert "ratios" in capsys.readouterr().err
+    assert main(["export", str(offline_run), "--out", str(out), "--distractors", "-1"]) == 2
+    assert "distractors: -1 is negative" in capsys.readouterr().err
 
     monkeypatch.delenv("HF_TOKEN", raising=False)
     assert main(["export", str(offline_run), "--out", str(tmp_path / "hub"), "--push-to-hub", "me/comlq"]) == 2
@@ -241,3 +248,16 @@ def test_cli_export_and_its_errors(offline_run: Path, tmp_path: Path, capsys, mo
     assert main(["export", str(offline_run), "--out", str(tmp_path / "notes")]) == 2
     assert "not an export folder" in capsys.readouterr().err
     assert (tmp_path / "notes" / "mine.txt").read_text() == "keep me"
+
+
+def test_card_names_the_llm_model_and_prompt_hash(pool: list[Passage], build_items, tmp_path: Path,
+                                                  export_of) -> None:
+    llm = GeneratorInfo("llm", model="gpt-4o-mini", prompt_file="llm/generate_2in.md", prompt_hash="sha256:ab12cd")
+    items = [replace(i, generator=llm) if i.type == "2in" else i for i in build_items(pool, per_type=3)]
+    write_jsonl(tmp_path / "run" / "items.jsonl", (i.to_dict() for i in items), "item")
+    write_jsonl(tmp_path / "run" / "passages.jsonl", (p.to_dict() for p in pool), "passage")
+    card = (export_of(tmp_path / "run", tmp_path / "export") / "README.md").read_text()
+    made = card.split("## How the queries were made", 1)[1].split("##", 1)[0]
+    n_kg = sum(i.check.ok and i.type != "2in" for i in items)
+    assert f"- `kg`, seed 13: {n_kg} queries" in made
+    assert "- `llm`, model `gpt-4o-mini`, prompt `llm/generate_2in.md` (hash `sha256:ab12cd`): 3 queries" in made

@@ -13,6 +13,8 @@ from pipeline.cli import main
 from pipeline.export.split import SPLITS
 from pipeline.schemas import read_jsonl
 
+pytestmark = pytest.mark.slow  # generates with the kg generator (several seconds)
+
 
 @pytest.fixture(scope="module")
 def generated_export(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:

@@ -32,10 +32,11 @@ def test_no_leakage_and_every_type_in_every_split(pool: list[Passage], seed: int
     assert split_of.keys() == {u.id for u in units}
     assert _leaks(units, split_of) == {}
     groups_per_type = Counter(t for g in leakage_groups(units) for t in {u.type for u in g})
-    coverable = {t for t, n in groups_per_type.items() if n >= len(SPLITS)}  # "enough items" for every split
-    assert len(coverable) >= 12
+    assert sum(n >= len(SPLITS) for n in groups_per_type.values()) >= 12  # "enough items" for most types
     for split in SPLITS:
-        assert {u.type for u in units if split_of[u.id] == split} >= coverable, split
+        # a type in only two groups goes to the two largest splits
+        reachable = {t for t, n in groups_per_type.items() if n >= 3 or (n == 2 and split != "validation")}
+        assert {u.type for u in units if split_of[u.id] == split} >= reachable, split
 
 
 def test_same_seed_same_split_other_seed_other_split(pool: list[Passage], build_items) -> None:

@@ -1,8 +1,9 @@
 import math
 
+import numpy as np
 import pytest
 
-from retrieval.base import Query, cut, ranked, read_trec, write_trec
+from retrieval.base import Query, cut, ranked, read_trec, top_k, write_trec
 from retrieval.metrics import breakdown, lsnc, mean, per_query, significance
 
 # q1: d1 (grade 2) and d2 (grade 1) relevant, tied at 0.8; trec_eval puts d2 first (id descending),
@@ -17,6 +18,13 @@ RUN = {
 def test_trec_eval_order_is_score_then_id_descending():
     assert [pid for pid, _ in ranked(RUN["q1"])] == ["d4", "d2", "d1", "d3"]
     assert list(cut(RUN, 2)["q1"]) == ["d4", "d2"]
+
+
+def test_top_k_keeps_ties_in_trec_eval_order():
+    ids = ["a", "b", "c", "d", "e"]
+    scores = np.array([0.5, 0.9, 0.5, 0.1, 0.5])
+    assert list(top_k(ids, scores, 2)) == ["b", "e"]  # a, c, e tie at 0.5: e is first
+    assert top_k(ids, np.array([0.2, 0.7]), 5, rows=np.array([3, 0])) == {"a": 0.7, "d": 0.2}
 
 
 def test_measures_equal_hand_computed_values():
@@ -71,6 +79,7 @@ def test_breakdown_by_type_and_negations():
                Query("c", "", type="1p", negations=0)]
     by_type = breakdown(values, queries, lambda q: q.type)
     assert by_type["2in"]["nDCG@10"] == 0.5 and by_type["2in"]["queries"] == 2
+    assert list(by_type) == ["1p", "2in"]  # the catalogue's order
     assert list(breakdown(values, queries, lambda q: q.negations)) == ["0", "1"]
 
 

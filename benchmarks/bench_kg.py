@@ -1,0 +1,47 @@
+"""Speed of the kg generator on the shipped sample: graph building, then items per second.
+
+    .venv/bin/python benchmarks/bench_kg.py [--per-type 50] [--repeat 3] [--seed 13]
+
+Graph building (extraction + networkx graph + indexes) is timed separately from sampling.
+Rates are given per wall-clock second and per CPU second of this process: on a shared machine
+the second is the steadier number. Goal: at least 500 items per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from pipeline.config import GenerateConfig
+from pipeline.kg import build_kg, generate_type
+from pipeline.passages import SAMPLE_PATH, load_passages
+from pipeline.querytypes import TYPE_NAMES
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-type", type=int, default=50)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=13)
+    args = parser.parse_args()
+
+    passages = load_passages(SAMPLE_PATH)
+    wall, cpu = time.perf_counter(), time.process_time()
+    kg = build_kg(passages)
+    print(f"graph: {len(passages)} passages -> {kg.graph.number_of_nodes()} nodes, {kg.graph.number_of_edges()} edges "
+          f"in {time.perf_counter() - wall:.2f} s wall, {time.process_time() - cpu:.2f} s CPU")
+
+    config = GenerateConfig(per_type=args.per_type, seed=args.seed)
+    best_wall = best_cpu = 0.0
+    for run in range(1, args.repeat + 1):
+        wall, cpu = time.perf_counter(), time.process_time()
+        count = sum(len(generate_type(kg, name, config)[0]) for name in TYPE_NAMES)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        best_wall, best_cpu = max(best_wall, count / wall), max(best_cpu, count / cpu)
+        print(f"run {run}: {count} items in {wall:.2f} s wall ({count / wall:.0f} items/s), "
+              f"{cpu:.2f} s CPU ({count / cpu:.0f} items per CPU second)")
+    print(f"best: {best_wall:.0f} items/s wall, {best_cpu:.0f} items per CPU second (goal 500)")
+
+
+if __name__ == "__main__":
+    main()

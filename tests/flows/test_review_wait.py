@@ -1,0 +1,94 @@
+"""The review round as flows: the parent flow ends in AwaitingReview after its push; the
+collect flow waits until every task has its votes (or the deadline passed), then exports and
+evaluates, once. Label Studio itself is tested in tests/review; here its push and pull
+functions are replaced by a fake server that hands out votes when told to."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from annotation.pull import PullResult
+from annotation.push import PushResult
+
+
+class FakeLabelStudio:
+    """push/pull with the signatures of annotation.push.push and annotation.pull.pull."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, int] = {}  # item id -> task id
+        self.annotated: set[str] = set()
+        self.pulls = 0
+
+    def push(self, run_dir: str | Path, config: Any) -> PushResult:
+        items = [json.loads(line)["id"] for line in (Path(run_dir) / "items.jsonl").read_text().splitlines()]
+        new = [item for item in items if item not in self.tasks]
+        self.tasks.update({item: len(self.tasks) + 1 for item in new})
+        return PushResult(project_id=7, created=len(new), existing=len(items) - len(new), skipped_failed_checks=0)
+
+    def pull(self, run_dir: str | Path, config: Any) -> PullResult:
+        self.pulls += 1
+        review = Path(run_dir) / "review"
+        done = sum(1 for item in self.tasks if item in self.annotated)
+        counts = {"accepted": done, "pending": len(self.tasks) - done}
+        return PullResult(review / "reviewed.jsonl", review / "agreement.json", {k: v for k, v in counts.items() if v})
+
+
+@pytest.fixture
+def studio(monkeypatch: pytest.MonkeyPatch) -> FakeLabelStudio:
+    fake = FakeLabelStudio()
+    monkeypatch.setattr("annotation.push.push", fake.push)
+    monkeypatch.setattr("annotation.pull.pull", fake.pull)
+    return fake
+
+
+def test_the_parent_flow_waits_for_review_and_collect_continues_once(
+        build_benchmark: Any, studio: FakeLabelStudio, calls: Counter[str], tmp_path: Path) -> None:
+    from pipeline.orchestration.flows import AWAITING_REVIEW, collect_review_flow
+
+    run_dir = tmp_path / "runs" / "reviewed"
+    state = build_benchmark(run_dir, review=True)
+    assert state.is_completed() and state.name == AWAITING_REVIEW
+    items = len((run_dir / "items.jsonl").read_text().splitlines())
+    assert len(studio.tasks) == items
+    assert "waiting for review in Label Studio project 7" in state.message and f"{items} tasks" in state.message
+    assert calls["export"] == 0 and not (run_dir / "export").exists()
+
+    # votes still missing: the collect flow waits too
+    state = collect_review_flow(runs_root=str(tmp_path / "runs"), return_state=True)
+    assert state.name == AWAITING_REVIEW and f"{items} pending" in state.message
+    assert calls["export"] == 0
+
+    # every task annotated: export and evaluation follow, once
+    studio.annotated = set(studio.tasks)
+    state = collect_review_flow(runs_root=str(tmp_path / "runs"), return_state=True)
+    assert state.name == "Completed" and state.result()["finished"] == [str(run_dir)]
+    assert calls["export"] == 1 and calls["run_evaluation"] == 1
+    assert (run_dir / "report" / "metrics.json").is_file()
+
+    pulls = studio.pulls
+    state = collect_review_flow(runs_root=str(tmp_path / "runs"), return_state=True)
+    assert state.result() == {"finished": [], "waiting": []}
+    assert studio.pulls == pulls and calls["export"] == 1
+
+    # and a second push of the same run creates no task twice
+    state = build_benchmark(run_dir, review=True)
+    assert state.name == AWAITING_REVIEW and len(studio.tasks) == items
+
+
+def test_after_the_deadline_collect_continues_with_pending_items_reported(
+        build_benchmark: Any, studio: FakeLabelStudio, calls: Counter[str], tmp_path: Path) -> None:
+    from pipeline.orchestration.flows import collect_review_flow
+
+    run_dir = tmp_path / "late"
+    build_benchmark(run_dir, review=True)
+    studio.annotated = set(list(studio.tasks)[:3])
+    state = collect_review_flow(run_dir=str(run_dir), deadline_hours=0, evaluate=False, return_state=True)
+    assert state.name == "Completed"
+    assert calls["export"] == 1 and calls["run_evaluation"] == 0
+    marker = json.loads((run_dir / ".comlq" / "review.json").read_text())
+    assert marker["counts"] == {"accepted": 3, "pending": len(studio.tasks) - 3}

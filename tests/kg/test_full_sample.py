@@ -1,0 +1,28 @@
+"""The done-when of the kg generator, on the shipped sample (a few seconds: the one slow kg test)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.config import GenerateConfig
+from pipeline.kg import generate_kg
+from pipeline.passages import SAMPLE_PATH, load_passages
+from pipeline.querytypes import NEGATION_TYPES, TYPE_NAMES, check_triples, grounded_indicator, matches, query_graph
+
+
+@pytest.mark.slow
+def test_fifty_items_of_every_type_from_the_sample():
+    result = generate_kg(load_passages(SAMPLE_PATH), GenerateConfig(per_type=50, seed=13), TYPE_NAMES)
+    assert {t: s["generated"] for t, s in result.stats["types"].items()} == {t: 50 for t in TYPE_NAMES}
+    groundings = set()
+    for item in result.items:
+        assert check_triples(item.triples, item.target, item.type) == []
+        assert matches(query_graph(item.triples, item.target), item.type, directed=True)
+        assert item.grounded_indicator == grounded_indicator(item.triples, item.target)
+        assert 1 <= len(item.answers) <= 20 and 1 <= item.n_passages <= 3
+        assert bool(item.violating) == (item.type in NEGATION_TYPES)
+        groundings.add(frozenset((t.subject, t.relation, t.object, t.negated, t.union) for t in item.triples))
+    assert len(groundings) == len(result.items) == 700
+    # every ComLQ variant (type x 1-3 passages) that the graph allows shows up
+    variants = {item.variant for item in result.items}
+    assert {f"{t}_{n}" for t in TYPE_NAMES for n in (2, 3)} <= variants
