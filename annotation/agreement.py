@@ -38,11 +38,11 @@ class Units:
         return None if np.isnan(kappa) else round(kappa, 6)
 
     def alpha(self, level: str) -> float | None:
-        annotators = sorted({a for unit in self.ratings for a in unit})
-        data = np.full((len(annotators), len(self.ratings)), np.nan)
+        rows = {a: row for row, a in enumerate(sorted({a for unit in self.ratings for a in unit}))}
+        data = np.full((len(rows), len(self.ratings)), np.nan)  # annotators x units, nan = not rated
         for col, unit in enumerate(self.ratings):
             for annotator, value in unit.items():
-                data[annotators.index(annotator), col] = value
+                data[rows[annotator], col] = value
         try:
             value = float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
         except ValueError:  # fewer than two distinct values, or no unit with two ratings

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,12 @@ class PushResult:
 
 def review_items(run_dir: Path, config: ReviewConfig) -> tuple[list[dict[str, Any]], int]:
     """The items sent to review (check.ok unless include_failed_checks) and how many were left out."""
-    items = list(read_jsonl(run_dir / "items.jsonl", "item"))
+    path = run_dir / "items.jsonl"
+    items = list(read_jsonl(path, "item"))
+    counts = Counter(i["id"] for i in items)
+    repeated = next((item_id for item_id, n in counts.items() if n > 1), None)
+    if repeated is not None:  # the item id is the task's key on the server
+        raise ComlqError(f"{path}: item id '{repeated}' appears {counts[repeated]} times")
     chosen = [i for i in items if i["check"]["ok"] or config.include_failed_checks]
     return chosen, len(items) - len(chosen)
 
@@ -64,7 +70,7 @@ def task_data(item: dict[str, Any], passages: dict[str, Passage]) -> dict[str, A
 
 
 def check_prediction(item: dict[str, Any]) -> dict[str, Any]:
-    """The automatic structure check as a pre-filled answer to question 1."""
+    """The automatic structure check as a pre-filled answer to the structure question."""
     return {
         "model_version": "automatic-check",
         "score": 1.0 if item["check"]["ok"] else 0.0,

@@ -83,7 +83,7 @@ def _build_template(exe: Path, target: Path, log: Callable[[str], None]) -> None
     instead of running Label Studio's migrations for a minute or two."""
     log("preparing an empty Label Studio database (once)")
     with tempfile.TemporaryDirectory() as scratch:
-        env = {k: v for k, v in os.environ.items() if k not in _UNSET} | _OFFLINE | {"LABEL_STUDIO_BASE_DATA_DIR": scratch}
+        env = _offline_env() | {"LABEL_STUDIO_BASE_DATA_DIR": scratch}
         _run([str(exe), "version", "--data-dir", scratch], "migrating the template database", env)  # migrates, then exits
         shutil.copyfile(Path(scratch) / DB_NAME, target.with_suffix(".tmp"))
         os.replace(target.with_suffix(".tmp"), target)
@@ -163,9 +163,12 @@ def api_token(config: ReviewConfig) -> str:
     return token
 
 
+def _offline_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in _UNSET} | _OFFLINE
+
+
 def server_env(config: ReviewConfig, server: Server) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _UNSET}
-    env.update(_OFFLINE)
+    env = _offline_env()
     env.update({
         "LABEL_STUDIO_BASE_DATA_DIR": str(server.data_dir),  # --data-dir alone loses to an inherited value
         "LABEL_STUDIO_USERNAME": config.admin_email,

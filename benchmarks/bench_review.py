@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from annotation import server  # noqa: E402
-from annotation.client import connect, ensure_project  # noqa: E402
+from annotation.client import connect, ensure_project, export_tasks, find_project  # noqa: E402
 from annotation.pull import pull  # noqa: E402
 from annotation.push import push, review_items, task_data  # noqa: E402
 from annotation.results import regions  # noqa: E402
@@ -98,16 +98,22 @@ def main() -> None:
             import_annotated(annotated, run, ids)
 
             started = time.perf_counter()
+            export_tasks(client, find_project(client, annotated.project_title).id)
+            export_s = time.perf_counter() - started
+            started = time.perf_counter()
             pulled = pull(run, annotated)
             pull_s = time.perf_counter() - started
             agreement = json.loads(pulled.agreement.read_text())
             print(f"pull: {args.tasks} tasks, {3 * args.tasks} annotations in {pull_s:.1f} s "
                   f"({args.tasks / pull_s:.0f} tasks/s); goal < {GOAL_SECONDS:.0f} s: "
                   f"{'met' if pull_s < GOAL_SECONDS else 'MISSED'}")
+            print(f"      of which Label Studio's export alone takes about {export_s:.1f} s")
             print(f"      statuses {pulled.counts}; structure kappa "
                   f"{agreement['overall']['structure_ok']['fleiss_kappa']} (random votes: near 0)")
         finally:
             server.stop(config)
+    # the machine may be shared: the load average says how much of it the numbers had
+    print("load average (1, 5, 15 min): " + ", ".join(f"{x:.1f}" for x in os.getloadavg()) + f" on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

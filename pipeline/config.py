@@ -29,6 +29,7 @@ class GenerateConfig:
     seed: int = 13
     max_answers: int = 20  # queries with more answers are rejected
     triples: str | None = None  # user-supplied triples JSONL for the kg generator
+    relation_weights: dict[str, float] = field(default_factory=dict)  # kg sampling weight per relation (pipeline/kg/weights.yaml)
 
 
 @dataclass

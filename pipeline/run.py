@@ -53,7 +53,6 @@ def run(out: str | Path, config: str | None = None, *, review: bool = False, tas
 
     state = build_benchmark(run_dir=str(out), config=config, review=review, task_runner=task_runner,
                             dask_address=dask_address, return_state=True, **overrides)
-    data = state.result()  # re-raises the stage's error (a ComlqError prints as one line)
-    counts = data if not review else {"review-push": data["pushed"]}
+    counts = state.result()  # re-raises the stage's error (a ComlqError prints as one line)
     written = {what: out / name for what, name in OUTPUTS.items() if (out / name).exists()}
     return RunResult(out, state.name or "Completed", state.message or "", written, counts)

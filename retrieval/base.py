@@ -8,7 +8,7 @@ trec_eval's strcmp on UTF-8 bytes).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -124,10 +124,3 @@ def read_trec(path: str | os.PathLike[str]) -> Run:
             except ValueError:
                 raise ComlqError(f"{path}:{lineno}: score '{parts[4]}' is not a number") from None
     return run
-
-
-def merge(runs: Iterable[Run]) -> Run:
-    merged: Run = {}
-    for run in runs:
-        merged.update(run)
-    return merged

@@ -46,6 +46,9 @@ def _load(path: str, device: str):
     """One model object per process, however many encoders use it."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may be downloaded at run time
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()  # a "Loading weights" bar per load is noise in logs
 
     try:
         return SentenceTransformer(path, device=device)

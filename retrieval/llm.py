@@ -1,12 +1,14 @@
-"""Prompts for the LLM-backed retrievers (LLM parse for ITLR, BRIGHT-style rewrite), sent to an
-OpenAI-compatible chat endpoint with the openai SDK. Without an endpoint they are unavailable
-and evaluation skips them with a message."""
+"""Prompts for the LLM-backed retrievers (LLM parse for ITLR, BRIGHT-style rewrite), sent through
+the project's LLM client (pipeline/llm/client.py: openai SDK, on-disk response cache, retries,
+rate limit). Without an endpoint they are unavailable and evaluation skips them with a message."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from tqdm import tqdm
 
@@ -22,29 +24,34 @@ def render(prompt_file: str, question: str) -> str:
 
 
 class Chat:
-    def __init__(self, llm: LLMConfig):
+    """Plain-text completions at temperature 0; a request answered before comes from the cache."""
+
+    def __init__(self, llm: LLMConfig, cache_dir: Path):
         base_url = llm.base_url or os.environ.get("OPENAI_BASE_URL")
-        key = os.environ.get(llm.api_key_env)
-        if not base_url and not key:
+        if not base_url and not os.environ.get(llm.api_key_env):
             raise RetrieverUnavailable(f"no LLM endpoint configured (set [llm] base_url or OPENAI_BASE_URL, "
                                        f"and ${llm.api_key_env} if the endpoint needs a key)")
-        from openai import OpenAI
+        from pipeline.llm.client import LLMClient
+        from pipeline.llm.ledger import Ledger
 
+        config = dataclasses.replace(llm, base_url=base_url, response_format="text", temperature=0.0)
         self.model = llm.model
         self.concurrency = max(1, llm.concurrency)
-        self.max_tokens = getattr(llm, "max_tokens", None)
-        self.endpoint = base_url or "the OpenAI API"
-        self._client = OpenAI(base_url=base_url, api_key=key or "none", timeout=llm.timeout, max_retries=llm.max_retries)
+        self.ledger = Ledger(base_url or "the OpenAI API", llm.model)
+        self._client = LLMClient(config, cache_dir, self.ledger)
 
     def complete(self, prompt: str) -> str:
+        from pipeline.llm.client import CallError
+
         try:
-            response = self._client.chat.completions.create(
-                model=self.model, messages=[{"role": "user", "content": prompt}], temperature=0.0,
-                max_tokens=self.max_tokens)
-        except Exception as exc:  # noqa: BLE001 - connection, HTTP and API errors alike
-            raise ComlqError(f"LLM endpoint {self.endpoint}: {exc}") from None
-        return (response.choices[0].message.content or "").strip()
+            reply = self._client.complete([{"role": "user", "content": prompt}])
+        except CallError as exc:
+            raise ComlqError(f"LLM endpoint {self._client.endpoint}: {exc.detail}") from None
+        return (reply.text or "").strip()
 
     def complete_all(self, prompts: Sequence[str], desc: str) -> list[str]:
         with ThreadPoolExecutor(self.concurrency) as pool:
             return list(tqdm(pool.map(self.complete, prompts), total=len(prompts), desc=desc, disable=len(prompts) < 8))
+
+    def describe(self) -> dict[str, object]:
+        return {"llm": self.model, "llm_calls": self.ledger.calls, "llm_cache_hits": self.ledger.cache_hits}

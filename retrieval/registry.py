@@ -72,7 +72,8 @@ class Factory:
     def chat(self):
         from retrieval.llm import Chat
 
-        return self.shared("chat", lambda: Chat(self.llm))
+        cache = Path(self.llm.cache_dir) if self.llm.cache_dir else default_cache_dir().parent / "llm"
+        return self.shared("chat", lambda: Chat(self.llm, cache))
 
     def parser(self, source: str):
         from retrieval.logical_forms import GoldParser, LLMParser, RulesParser

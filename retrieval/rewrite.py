@@ -21,7 +21,7 @@ class RewriteRetriever:
         self.rewrites: dict[str, str] = {}  # query id -> the LLM's text, for reports
 
     def describe(self) -> dict[str, object]:
-        return {"model": self.dense.model, "llm": self.chat.model, "prompt": f"prompts/{PROMPT}"}
+        return {"model": self.dense.model, "prompt": f"prompts/{PROMPT}", **self.chat.describe()}
 
     def index(self, corpus: Corpus) -> None:
         self.dense.index(corpus)

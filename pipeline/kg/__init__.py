@@ -18,7 +18,10 @@ import re
 import sys
 import time
 from collections import Counter
+from functools import cache
 from typing import TYPE_CHECKING
+
+import yaml
 
 from pipeline.config import GenerateConfig
 from pipeline.errors import ComlqError
@@ -29,6 +32,7 @@ from pipeline.kg.sample import Grounding, Sampler
 from pipeline.kg.verbalize import Verbalizer, templates
 from pipeline.querytypes import check_triples, get_type, matches, query_graph
 from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage, Triple
+from pipeline.resources import package_data
 
 if TYPE_CHECKING:
     from pipeline.generate import GenerationResult
@@ -56,6 +60,28 @@ _REASONS = {
 
 def builtin_inverses() -> dict[str, str]:
     return {name: spec["inverse"] for name, spec in templates()["relations"]["relations"].items()}
+
+
+def relation_weights(kg: KnowledgeGraph, overrides: dict[str, float]) -> dict[str, float]:
+    """Sampling weight of every relation of `kg`, both directions: weights.yaml, then `overrides`."""
+    unknown = sorted(set(overrides) - set(kg.inverses))
+    if unknown:
+        raise ComlqError(f"[generate] relation_weights: unknown relation {unknown[0]!r} "
+                         f"(the graph has: {', '.join(sorted(kg.inverses))})")
+    weights: dict[str, float] = {}
+    for source in (default_weights(), overrides):
+        for relation, weight in source.items():
+            if not isinstance(weight, (int, float)) or weight < 0:
+                raise ComlqError(f"[generate] relation_weights: weight of {relation!r} must be a number >= 0 "
+                                 f"(got {weight!r})")
+            if relation in kg.inverses:
+                weights[relation] = weights[kg.inverses[relation]] = float(weight)
+    return weights
+
+
+@cache
+def default_weights() -> dict[str, float]:
+    return yaml.safe_load(package_data("pipeline", "kg/weights.yaml").read_text(encoding="utf-8"))
 
 
 def build_kg(passages: dict[str, Passage], triples: str | None = None) -> KnowledgeGraph:
@@ -109,7 +135,8 @@ def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tup
 
 def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig) -> tuple[list[Item], dict]:
     """Up to `config.per_type` items of one type, and a summary of the attempts."""
-    sampler = Sampler(kg, plan_for(name), random.Random(f"{config.seed}:{name}"), config.max_answers)
+    sampler = Sampler(kg, plan_for(name), random.Random(f"{config.seed}:{name}"), config.max_answers,
+                      relation_weights(kg, config.relation_weights))
     items: list[Item] = []
     budget = ATTEMPTS_PER_ITEM * config.per_type
     attempts = failed = 0

@@ -17,6 +17,7 @@ import random
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
+from itertools import accumulate
 from functools import cache
 
 from pipeline.kg.graph import KnowledgeGraph
@@ -30,6 +31,14 @@ _SYNTAX = re.compile(r"[,()<>{}|¬∧∨∩∪⇒]")
 def unnamable(kg: KnowledgeGraph) -> frozenset[str]:
     """Nodes whose names would break the indicator text ("Thebes, Egypt"): never anchors."""
     return frozenset(n for n, label in kg.labels.items() if _SYNTAX.search(label) or label.startswith("?"))
+
+
+@cache
+def _answer_weights(kg: KnowledgeGraph, weights: tuple[tuple[str, float], ...]) -> list[float]:
+    """Cumulative weights of the entities (sorted) as answers: their best relation's weight, so that
+    entities linked only by down-weighted relations (title mentions) rarely start a walk."""
+    weight = dict(weights)
+    return list(accumulate(max(weight.get(r, 1.0) for r in kg.out[e]) for e in sorted(kg.out)))
 
 
 class Reject(Exception):
@@ -56,9 +65,12 @@ class Grounding:
 
 
 class Sampler:
-    def __init__(self, kg: KnowledgeGraph, plan: Plan, rng: random.Random, max_answers: int):
+    def __init__(self, kg: KnowledgeGraph, plan: Plan, rng: random.Random, max_answers: int,
+                 weights: dict[str, float] | None = None):
         self.kg, self.plan, self.rng, self.max_answers = kg, plan, rng, max_answers
+        self.weights = weights or {}  # relation (either direction) -> sampling weight; default 1
         self.entities = sorted(kg.out)
+        self.cum_weights = _answer_weights(kg, tuple(sorted(self.weights.items())))
         self.unnamable = unnamable(kg)
         self.narrow: dict[tuple[str, str], bool] = {}  # (anchor, relation) -> reaches at most max_answers
         self.seen: set[tuple] = set()
@@ -81,7 +93,7 @@ class Sampler:
         plan = self.plan
         anchors: dict[str, str] = {}
         relations: dict[int, str] = {}
-        answer = self.rng.choice(self.entities)
+        answer = self.rng.choices(self.entities, cum_weights=self.cum_weights)[0]
         self._node(plan.target, answer, None, anchors, relations)
         labels = [self.kg.label(a) for a in anchors.values()]
         if len(set(labels)) != len(labels):
@@ -122,21 +134,21 @@ class Sampler:
         reach at most max_answers entities (saves attempts that would have too many answers).
         """
         out = self.kg.out.get(entity, {})
-        choices: dict[str, tuple[str, ...]] = {}
         used = set(anchors.values())
-        for r, children in out.items():
-            if r == up:
-                continue
+        followable = [r for r in out if r != up and self.weights.get(r, 1.0) > 0]
+        while True:  # a weighted draw among the relations that lead to a usable child
+            if not followable:
+                raise Reject("dead_end")
+            r = self.rng.choices(followable, weights=[self.weights.get(r, 1.0) for r in followable])[0]
+            children = out[r]
             if self.plan.is_anchor(step.child):  # distinct anchors; with `narrow`, small ones
                 back = self.kg.inverses[r]
                 children = tuple(c for c in children if c not in used and c not in self.unnamable and (
                     not narrow or self._narrow(c, back)))
             if children:
-                choices[r] = children
-        if not choices:
-            raise Reject("dead_end")
-        r = self.rng.choice(sorted(choices))
-        child = self.rng.choice(choices[r])
+                break
+            followable.remove(r)
+        child = self.rng.choice(children)
         relations[step.edge] = self.kg.inverses[r] if step.upward else r
         self._node(step.child, child, self.kg.inverses[r], anchors, relations)
 

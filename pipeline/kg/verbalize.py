@@ -4,7 +4,8 @@ Both are read off the plan from the anchors up. Each set gets a noun ("films", "
 "places"): the most specific class that all its members share (and that is not already one of
 the query's anchors), else their common topic, else the relation's noun. Because every member
 has that class, "films by X" denotes exactly the set "works by X" does, so the question and the
-logical form keep the exact answers.
+logical form keep the exact answers. In questions a set of one member is singular ("the country
+where Maracaibo is located", "What is the decade of Ran?"); logical-form terms are plural.
 
 The logical form has one quoted term per condition, a short phrase about the answers ("films by
 Stanley Kubrick"), joined by AND / OR / NOT. A projection after an intersection, union or
@@ -52,6 +53,16 @@ def templates() -> dict:
             "questions": yaml.safe_load(read_prompt("kg/questions.yaml"))}
 
 
+def article(noun: str) -> str:
+    """'a film', 'an island', 'a university'."""
+    return ("an " if re.match(r"(?:[aeio]|u(?!ni|s[eu]))", noun, re.IGNORECASE) else "a ") + noun
+
+
+def nouns(spec: str | list[str]) -> tuple[str, str]:
+    """A noun of the templates or the vocabulary, 'place' or [singular, plural], as (singular, plural)."""
+    return (spec, plural(spec)) if isinstance(spec, str) else (spec[0], spec[1])
+
+
 @cache
 def plural(noun: str) -> str:
     """English plural of a class noun ("mountain range" -> "mountain ranges"); irregular ones are
@@ -91,6 +102,7 @@ class Verbalizer:
         self.relations = templates()["relations"]
         self.questions = templates()["questions"]
         self.anchor_labels = {kg.label(a) for a in grounding.anchors.values()}
+        self.bare = True  # the clauses built so far read after a bare noun ("Which people are ...")
 
     # templates -------------------------------------------------------------------------
     def _template(self, relation: str) -> tuple[dict, str]:
@@ -101,25 +113,43 @@ class Verbalizer:
             return self.relations["default_inverse"], relation[len("inverse of "):]
         return self.relations["default"], relation
 
-    def _fill(self, relation: str, key: str, x: str, nested: bool, noun: str | None = "") -> str:
-        """A template of `relation` filled in; noun None: the relation's own noun."""
-        template, name = self._template(relation)
-        noun = template["noun"] if noun is None else noun
-        if nested:
-            text = template.get(f"{key}_nested", template[key])
-        elif key == "term" and noun != template["noun"]:
-            text = template.get("term_with_noun", template[key])
+    def _fill(self, step: Step, key: str, noun: tuple[str, str] | None = None, many: bool = True,
+              x: str | None = None) -> str:
+        """A template of the step's relation, for the set Y it reaches from the child's set X.
+
+        `noun` is Y's (None: the relation's own), `many` Y's number; `x` overrides X's phrase
+        (a logical-form term of X, plural).
+        """
+        template, name = self._template(self._rel(step))
+        own = nouns(template["noun"])
+        noun = noun or own
+        if x is None:
+            x, nested, x_many = self._source(step)
         else:
-            text = template[key]
-        if isinstance(text, list):
-            text = self.rng.choice(text)
-        xs = plural(x) if "{xs}" in text else x
-        if nested and x.startswith("the ") and "the {x}" in text:
-            x = x[4:]  # "nationalities of the {x}" with x = "the creators of ...": no "the the"
-        return text.format(x=x, xs=xs, noun=noun, relation=name.replace("_", " "))
+            nested = x_many = True
+        text = self._pick(_text(template, key, nested, noun != own))
+        if key != "term" and text.startswith(("{x}", "{one_x}", "{any_x}")):
+            self.bare = False  # "occupations that Goya had": the answer is not the clause's subject
+        return self._format(text, x, nested and x_many, noun, many, name, own)
+
+    def _format(self, text: str, x: str, x_many: bool, noun: tuple[str, str], many: bool, relation: str,
+                own: tuple[str, str]) -> str:
+        """Fill in the placeholders described in prompts/kg/relations.yaml."""
+        some = ("one of " + x, "any of " + x) if x_many else (x, x)
+        return text.format(
+            x=x, one_x=some[0], any_x=some[1], relation=relation.replace("_", " "), own=own[many],
+            xs=plural(x) if many else x, a_xs=plural(x) if many else article(x), noun=noun[many],
+            be=("is", "are")[many], was=("was", "were")[many], s=("s", "")[many], do=("does", "do")[many],
+            have=("has", "have")[many], its=("its", "their")[many],
+            x_be=("is", "are")[x_many], x_was=("was", "were")[x_many], x_s=("s", "")[x_many],
+            x_do=("does", "do")[x_many], x_pl=("", "s")[x_many])
+
+    def _pick(self, text: str | list[str]) -> str:
+        return self.rng.choice(text) if isinstance(text, list) else text
 
     # nouns --------------------------------------------------------------------------------
-    def noun(self, node: str) -> str:
+    def noun(self, node: str) -> tuple[str, str]:
+        """(singular, plural) of what every member of the node's set is."""
         members = sorted(self.g.sets[node])
         kg = self.kg
         shared: set[str] | None = None
@@ -132,80 +162,102 @@ class Verbalizer:
         if candidates:
             def size(c: str) -> tuple[int, str]:
                 return (sum(len(kg.neighbours(c, _MEMBERS[r])) for r in CLASS_RELATIONS), kg.label(c))
-            return plural(kg.label(min(candidates, key=size)))
+            return nouns(kg.label(min(candidates, key=size)))
+        relations = [self._rel(st) for st in self.plan.steps[node] if not st.negated]
         topics = {kg.topic(m) for m in members}
-        if len(topics) == 1 and (topic := topics.pop()) in vocabulary()["topic_nouns"]:
-            return vocabulary()["topic_nouns"][topic]
-        nouns = {self._template(self._rel(st))[0]["noun"] for st in self.plan.steps[node] if not st.negated}
-        return nouns.pop() if len(nouns) == 1 else "entities"
+        # "people filed under People" says nothing: no topic noun for a set chosen by its topic
+        if len(topics) == 1 and (topic := topics.pop()) in vocabulary()["topic_nouns"] and "topic_of" not in relations:
+            return nouns(vocabulary()["topic_nouns"][topic])
+        own = {nouns(self._template(r)[0]["noun"]) for r in relations}
+        return own.pop() if len(own) == 1 else nouns(self.relations["fallback_noun"])
 
     def _rel(self, step: Step) -> str:
         return traversal(self.kg, step, self.g.relations[step.edge])
 
-    # phrases ------------------------------------------------------------------------------
-    def _source(self, step: Step) -> tuple[str, bool]:
-        """The phrase for the child's set, and whether it is nested (not an anchor's name)."""
-        if self.plan.is_anchor(step.child):
-            return self.kg.label(self.g.anchors[step.child]), False
-        return self.np(step.child), True
+    def _many(self, node: str) -> bool:
+        return len(self.g.sets[node]) != 1
 
-    def np(self, node: str) -> str:
-        """A noun phrase for the node's set, for the question."""
-        steps = self.plan.steps[node]
+    # phrases ------------------------------------------------------------------------------
+    def _source(self, step: Step) -> tuple[str, bool, bool]:
+        """The phrase for the child's set, whether it is nested (not an anchor's name), its number."""
+        if self.plan.is_anchor(step.child):
+            return self.kg.label(self.g.anchors[step.child]), False, False
+        return "the " + self.np(step.child), True, self._many(step.child)
+
+    def np(self, node: str, many: bool | None = None) -> str:
+        """A noun phrase without article for the node's set, in its number unless `many` is given."""
+        many = self._many(node) if many is None else many
         noun = self.noun(node)
         if self.plan.is_projection(node):
-            x, nested = self._source(steps[0])
-            return self._fill(self._rel(steps[0]), "term", x, nested, noun)
-        plain = [self._fill(self._rel(st), "cond", *self._source(st)) for st in steps if not st.union and not st.negated]
-        unions = [self._fill(self._rel(st), "cond", *self._source(st)) for st in steps if st.union]
+            return self._fill(self.plan.steps[node][0], "term", noun, many)
+        return self.questions["set"].format(noun=noun[many], conds=self.conds(node, many))
+
+    def conds(self, node: str, many: bool) -> str:
+        """The joined relative clauses of an intersection, union or difference."""
+        steps = self.plan.steps[node]
+        plain = [self._fill(st, "cond", many=many) for st in steps if not st.union and not st.negated]
+        unions = [self._fill(st, "cond", many=many) for st in steps if st.union]
         conds = self._join(unions, "or") if unions else self._join(plain, "and")
         for st in steps:
-            if st.negated:
-                x, nested = self._source(st)
+            if st.negated:  # "except those that ...": the excluded clause in the plural
                 wording = self.rng.choice(self.questions["not"])
-                conds = wording.format(pos=conds, neg=self._fill(self._rel(st), "neg", x, nested),
-                                       cond=self._fill(self._rel(st), "cond", x, nested))
-        return self.questions["set"].format(noun=noun, conds=conds)
+                conds = wording.format(pos=conds, neg=self._fill(st, "neg", many=many), cond=self._fill(st, "cond"))
+        return conds
 
     def _join(self, clauses: list[str], how: str) -> str:
         text = clauses[0]
         for clause in clauses[1:]:
-            text = self.rng.choice(self.questions[how]).format(a=text, b=clause)
+            wording = self.rng.choice(self.questions[how])
+            self.bare = self.bare and " that " not in wording
+            text = wording.format(a=text, b=clause)
         return text
 
     def question(self) -> str:
+        """A generic question about the answer set, or one of its last relation's own questions."""
+        target = self.plan.target
+        many, noun = self._many(target), self.noun(target)
         options = self.questions["questions"]
-        wording = self.rng.choice(options.get(self.plan.type, options["default"]))
-        np = self.np(self.plan.target)
-        return wording.format(np=np[4:] if np.startswith("the ") else np)  # "List the {np}": no "the the"
+        be = ("is", "are")[many]
+        if not self.plan.is_projection(target):
+            self.bare = True
+            conds = self.conds(target, many)
+            wording = self.rng.choice(options["compound"] + (options["bare"] if self.bare else []))
+            return wording.format(noun=noun[many], conds=conds, be=be)
+        step = self.plan.steps[target][0]
+        template, name = self._template(self._rel(step))
+        nested = not self.plan.is_anchor(step.child)
+        wording = self.rng.choice(options["projection"] + _as_list(template.get(
+            "question_nested" if nested else "question", [])))
+        if "{np}" in wording:
+            return wording.format(np=self.np(target), be=be)
+        x, nested, x_many = self._source(step)
+        return self._format(wording, x, nested and x_many, noun, many, name, nouns(template["noun"]))
 
     # logical form -------------------------------------------------------------------------
     def lf(self, node: str) -> Expr:
-        """The node's set as ITLR terms about its members.
+        """The node's set as ITLR terms about its members (plural phrases without article).
 
         The node's noun goes into every term or into none: "films by X" AND NOT "the creators
         of Y" would subtract only the films among Y's creators.
         """
-        noun = self.noun(node)
+        noun: tuple[str, str] | None = self.noun(node)
         if not all(self._carries_noun(st) for st in self.plan.steps[node]):
             noun = None
         return self._lf(node, noun)
 
     def _carries_noun(self, step: Step) -> bool:
         template = self._template(self._rel(step))[0]
-        key = "term_with_noun" if self.plan.is_anchor(step.child) else "term_nested"
-        return "{noun}" in template.get(key, template["term"])
+        return all("{noun}" in text for text in _as_list(_text(template, "term", not self.plan.is_anchor(step.child),
+                                                                True)))
 
-    def _lf(self, node: str, noun: str | None) -> Expr:
+    def _lf(self, node: str, noun: tuple[str, str] | None) -> Expr:
         steps = self.plan.steps[node]
         parts: list[Expr] = []
         for st in steps:
-            relation = self._rel(st)
             if self.plan.is_anchor(st.child) or self.plan.is_projection(st.child):
-                x, nested = self._source(st)
-                part: Expr = Term(self._fill(relation, "term", x, nested, noun))
+                part: Expr = Term(self._fill(st, "term", noun))
             else:  # project every term of the child's expression
-                part = self._map(self.lf(st.child), lambda t: Term(self._fill(relation, "term", t.text, True, noun)))
+                part = self._map(self.lf(st.child), lambda t, st=st: Term(self._fill(st, "term", noun, x="the " + t.text)))
             parts.append(Op("NOT", (part,)) if st.negated else part)
         if len(parts) == 1:
             return parts[0]
@@ -218,3 +270,16 @@ class Verbalizer:
 
     def logical_form(self) -> str:
         return render(self.lf(self.plan.target))
+
+
+def _text(template: dict, key: str, nested: bool, other_noun: bool) -> str | list[str]:
+    """The template's wording(s) for `key`, nested or not, for a noun other than its own or not."""
+    for variant, wanted in ((f"{key}_nested_with_noun", nested and other_noun), (f"{key}_nested", nested),
+                            (f"{key}_with_noun", other_noun and not nested)):
+        if wanted and variant in template:
+            return template[variant]
+    return template[key]
+
+
+def _as_list(text: str | list[str]) -> list[str]:
+    return text if isinstance(text, list) else [text]

@@ -73,7 +73,7 @@ class ResponseCache:
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
         with AtomicWriter(self.path(key)) as handle:
-            json.dump(entry, handle, ensure_ascii=False)
+            handle.write(json.dumps(entry, ensure_ascii=False))  # one write: json.dump writes piecemeal
 
 
 class RateLimiter:

@@ -29,10 +29,11 @@ from pipeline.llm.build import build_item
 from pipeline.llm.client import CallError, LLMClient
 from pipeline.llm.grouping import mention_graph, passage_groups, spread
 from pipeline.llm.ledger import Ledger
-from pipeline.llm.parse import parse_answer
+from pipeline.llm.parse import logical_form_parser, parse_answer
 from pipeline.llm.prompts import fix_message, render
+from pipeline.querytypes import TYPE_NAMES, get_type
 from pipeline.records import Item, Passage
-from pipeline.schemas import write_json
+from pipeline.schemas import validator, write_json
 
 Outcome = Item | dict[str, Any]  # an item, or a rejected record (schemas/rejected)
 
@@ -110,6 +111,7 @@ def generate_llm(passages: dict[str, Passage], config: Config, types: tuple[str,
     ledger = Ledger(settings.base_url or "https://api.openai.com/v1", settings.model,
                     settings.price_prompt_per_1m, settings.price_completion_per_1m)
     client = LLMClient(settings, cache_dir, ledger)
+    _build_shared_state()
     started = time.perf_counter()
     planner = Planner(passages, tuple(dict.fromkeys(settings.passage_counts)), config.generate.seed)
     planning_seconds = time.perf_counter() - started
@@ -130,6 +132,15 @@ def generate_llm(passages: dict[str, Passage], config: Config, types: tuple[str,
     stats["planning_seconds"] = round(planning_seconds, 3)
     return GenerationResult([o for o in outcomes if isinstance(o, Item)],
                             [o for o in outcomes if not isinstance(o, Item)], stats)
+
+
+def _build_shared_state() -> None:
+    """Build the cached parsers, pattern graphs and answer validator every worker uses, once and
+    here: functools.cache does not lock, so the first workers would each build them (~30 ms apiece)."""
+    for name in TYPE_NAMES:  # the structure check may classify an answer as any type
+        _ = get_type(name).pattern
+    logical_form_parser()
+    validator("llm_output")
 
 
 def _check_settings(concurrency: int, passage_counts: tuple[int, ...], passages: dict[str, Passage]) -> None:

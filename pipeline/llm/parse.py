@@ -42,14 +42,14 @@ class ParseError:
 
 
 @cache
-def _lf_parser() -> Lark:
+def logical_form_parser() -> Lark:
     return Lark(_LOGICAL_FORM, start="or_expr", parser="lalr")
 
 
 def logical_form_error(text: str) -> str | None:
     """None when `text` parses as an ITLR query, else the parser's complaint (one line)."""
     try:
-        _lf_parser().parse(text)
+        logical_form_parser().parse(text)
     except LarkError as exc:
         return str(exc).strip().splitlines()[0]
     return None

@@ -35,7 +35,8 @@ from tqdm import tqdm
 
 from pipeline import generate as generate_stage
 from pipeline import passages as passages_stage
-from pipeline.config import Config, ExportConfig, GenerateConfig, LLMConfig, ReviewConfig, load_config
+from pipeline.config import (Config, EvaluateConfig, ExportConfig, GenerateConfig, LLMConfig, ReviewConfig,
+                             load_config)
 from pipeline.errors import ComlqError
 from pipeline.orchestration import markers
 from pipeline.querytypes import TYPE_NAMES
@@ -43,8 +44,21 @@ from pipeline.querytypes import TYPE_NAMES
 AWAITING_REVIEW = "AwaitingReview"  # the name of the state a run ends in after its push
 TASK_RUNNERS = ("threads", "dask")
 
-# Network steps retry with exponential backoff (10 s, 20 s, 40 s; jittered).
-NETWORK_RETRIES = {"retries": 3, "retry_delay_seconds": exponential_backoff(backoff_factor=10), "retry_jitter_factor": 0.5}
+
+def not_user_error(task: Any, task_run: Any, state: State) -> bool:
+    """Retry network failures; a ComlqError (bad input, or a service the stage gave up on) stays failed."""
+    try:
+        state.result()
+    except ComlqError:
+        return False
+    except Exception:  # noqa: BLE001 - anything else (connection reset, timeout, 5xx) may heal
+        return True
+    return False
+
+
+# Network steps retry with exponential backoff (10 s, 20 s, 40 s; jittered), unless the error is the user's.
+NETWORK_RETRIES: dict[str, Any] = {"retries": 3, "retry_delay_seconds": exponential_backoff(backoff_factor=10),
+                                   "retry_jitter_factor": 0.5, "retry_condition_fn": not_user_error}
 
 
 # ---------------------------------------------------------------------------- configuration
@@ -97,20 +111,18 @@ class Progress:
         self.bar.update(1)
         update_progress_artifact(self.artifact, progress=100.0 * self.done / self.total)
 
-    def finish(self) -> None:
-        if self.done < self.total:
-            update_progress_artifact(self.artifact, progress=100.0)
-        self.bar.close()
 
 
 @contextmanager
 def progress(total: int, what: str, key: str) -> Iterator[Progress]:
+    """Progress that ends at 100 when the block succeeds (and stays where it was when it fails)."""
     bar = Progress(total, what, key)
     try:
         yield bar
+        if bar.done < bar.total:
+            update_progress_artifact(bar.artifact, progress=100.0)
     finally:
         bar.bar.close()
-    bar.finish()
 
 
 def counts_artifact(stage: str, counts: dict[str, Any], skipped: bool) -> None:
@@ -141,7 +153,8 @@ def select_passages_task(source: str, out: str, limit: int | None) -> int:
 def select_passages_flow(run_dir: str, source: str = "sample", limit: int | None = None) -> dict[str, Any]:
     """Passages from `source` (sample | path | hf:NAME[:CONFIG]) to RUN/passages.jsonl."""
     out = Path(run_dir) / "passages.jsonl"
-    return once(run_dir, "passages", markers.key(source, limit), [out],
+    stage_key = markers.key(source, limit, markers.digest(source))  # a local file's content counts too
+    return once(run_dir, "passages", stage_key, [out],
                 lambda: {"passages": select_passages_task(source, str(out), limit)})
 
 
@@ -239,18 +252,7 @@ def generate_flow(run_dir: str, config: str | None = None, generator: str | None
 # ---------------------------------------------------------------------------- stage: review
 
 
-def not_user_error(task: Any, task_run: Any, state: State) -> bool:
-    """Retry network failures; a ComlqError (bad input, or a service the stage gave up on) stays failed."""
-    try:
-        state.result()
-    except ComlqError:
-        return False
-    except Exception:  # noqa: BLE001 - anything else (connection reset, timeout, 5xx) may heal
-        return True
-    return False
-
-
-@task(name="review-push", retry_condition_fn=not_user_error, **NETWORK_RETRIES)
+@task(name="review-push", **NETWORK_RETRIES)
 def push_task(run_dir: str, config: ReviewConfig) -> dict[str, int]:
     from annotation.push import push
 
@@ -259,23 +261,23 @@ def push_task(run_dir: str, config: ReviewConfig) -> dict[str, int]:
             "not sent (failed check)": result.skipped_failed_checks}
 
 
-@task(name="review-pull", retry_condition_fn=not_user_error, **NETWORK_RETRIES)
+@task(name="review-pull", **NETWORK_RETRIES)
 def pull_task(run_dir: str, config: ReviewConfig) -> dict[str, int]:
     from annotation.pull import pull
 
     return dict(pull(run_dir, config).counts)
 
 
-def awaiting_review(run_dir: str, pushed: dict[str, Any], pending: int | None = None) -> State:
-    """The state a run rests in while people review; the collect flow picks it up."""
-    waiting = f"{pending} items still need votes" if pending is not None else "pushed, no votes collected yet"
+def awaiting_review(run_dir: str, counts: dict[str, dict[str, Any]]) -> State:
+    """The state a run rests in while people review (data: the stages' counts); collect-review picks it up."""
+    pushed = counts["review-push"]
     message = (f"{run_dir}: waiting for review in Label Studio project {pushed.get('project')} "
-               f"({pushed.get('created', 0) + pushed.get('existing', 0)} tasks; {waiting}); "
+               f"({pushed.get('created', 0) + pushed.get('existing', 0)} tasks); "
                "the collect-review flow continues with export and evaluation")
     create_markdown_artifact(
         f"## Waiting for review\n\n{message}\n\n" + "\n".join(f"- {k}: {v}" for k, v in pushed.items()),
         key="comlq-awaiting-review", description=message)
-    return Completed(name=AWAITING_REVIEW, message=message, data={"run_dir": run_dir, "pushed": pushed})
+    return Completed(name=AWAITING_REVIEW, message=message, data=counts)
 
 
 @flow(name="push-review")
@@ -287,11 +289,16 @@ def push_review_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
                 lambda: push_task(run_dir, cfg.review))
 
 
+def collected(run_dir: str | Path) -> bool:
+    """Whether the votes on the run's latest push were collected (a new push needs new votes)."""
+    pushed, review = markers.read_marker(run_dir, "review-push"), markers.read_marker(run_dir, "review")
+    return bool(pushed and review and review["key"] == markers.key(pushed["key"]))
+
+
 def pending_runs(runs_root: str) -> list[str]:
     """Run folders that were pushed for review and not yet collected."""
-    root = Path(runs_root)
-    return sorted(str(run) for run in root.glob("*")
-                  if markers.read_marker(run, "review-push") and not markers.read_marker(run, "review"))
+    return sorted(str(run) for run in Path(runs_root).glob("*")
+                  if markers.read_marker(run, "review-push") and not collected(run))
 
 
 @flow(name="collect-review")
@@ -306,11 +313,11 @@ def collect_review_flow(run_dir: str | None = None, runs_root: str = "runs", con
     waiting: list[str] = []
     finished: list[str] = []
     for run in runs:
-        if markers.read_marker(run, "review"):  # collected before: nothing to do again
-            continue
         pushed = markers.read_marker(run, "review-push")
         if pushed is None:
             raise ComlqError(f"{run}: nothing pushed for review yet (run build-benchmark with review=true)")
+        if collected(run):  # nothing to do again
+            continue
         statuses = pull_task(run, cfg.review)
         pending = statuses.get("pending", 0)
         since = datetime.fromisoformat(pushed["finished"])
@@ -377,11 +384,56 @@ def latest_export(runs_root: str) -> str:
     return str(max(exports, key=lambda path: (path / "export" / "beir").stat().st_mtime))
 
 
+# Cached on the model, the cache folder and the chunk's content (not the texts themselves).
+ENCODE_CACHE = (INPUTS - "texts") + TASK_SOURCE
+ENCODE_CHUNK = 5000  # passages per encoding task
+
+
+@task(name="encode-chunk", cache_policy=ENCODE_CACHE, persist_result=True)
+def encode_chunk(settings: EvaluateConfig, api_key_env: str, cache_dir: str, texts_digest: str,
+                 texts: list[str]) -> int:
+    """Encode passages into retrieval's embedding cache; returns how many were not cached yet."""
+    from retrieval.encoders import make_encoder
+
+    encoder = make_encoder(settings.model, settings.embeddings_base_url, api_key_env, cache_dir)
+    encoder.encode(texts, progress=False)
+    return encoder.encoded
+
+
+@flow(name="encode-corpus")
+def encode_corpus_flow(beir: str, config: str | None = None) -> dict[str, Any]:
+    """Fill the embedding cache for a BEIR corpus in chunks, so the evaluation finds every
+    passage encoded; with a Dask task runner the chunks are encoded on the cluster's workers
+    (whose cache folder must then be shared)."""
+    from retrieval.beir import load_corpus
+    from retrieval.registry import default_cache_dir
+
+    cfg = run_config(config)
+    cache_dir = str(cfg.evaluate.cache_dir or default_cache_dir())
+    texts = list(load_corpus(Path(beir) / "corpus.jsonl").texts)
+    chunks = [texts[i:i + ENCODE_CHUNK] for i in range(0, len(texts), ENCODE_CHUNK)]
+    with progress(len(chunks), "encode", "comlq-encode-progress") as bar:
+        futures = [encode_chunk.submit(cfg.evaluate, cfg.llm.api_key_env, cache_dir,
+                                       markers.key(*chunk), chunk) for chunk in chunks]
+        for _ in as_completed(futures):
+            bar.step()
+    wait_for = [future.result() for future in futures]  # raises a chunk's error here
+    counts = {"passages": len(texts), "chunks": len(wait_for)}
+    counts_artifact("encode", counts, skipped=False)
+    return counts
+
+
+def uses_embeddings(retrievers: Sequence[str]) -> bool:
+    return any(name in spec for spec in retrievers for name in ("dense", "itlr", "rewrite"))
+
+
 @flow(name="evaluate")
-def evaluate_flow(run_dir: str = "latest", config: str | None = None, runs_root: str = "runs") -> dict[str, Any]:
+def evaluate_flow(run_dir: str = "latest", config: str | None = None, runs_root: str = "runs",
+                  task_runner: str = "threads", dask_address: str | None = None) -> dict[str, Any]:
     """RUN/export/beir -> RUN/report (metrics.json, TREC runs, report.md, plots).
 
     run_dir "latest": the run folder under runs_root with the newest export (weekly schedule).
+    task_runner dask: encode the corpus on Dask workers first (encode-corpus).
     """
     if run_dir == "latest":
         run_dir = latest_export(runs_root)
@@ -389,8 +441,13 @@ def evaluate_flow(run_dir: str = "latest", config: str | None = None, runs_root:
     beir = Path(run_dir) / "export" / "beir"
     stage_key = markers.key(cfg.evaluate, markers.digest(beir))
     report = Path(run_dir) / "report"
-    return once(run_dir, "evaluate", stage_key, [report / "metrics.json"],
-                lambda: evaluate_task(str(beir), str(report), cfg))
+
+    def work() -> dict[str, Any]:
+        if task_runner == "dask" and uses_embeddings(cfg.evaluate.retrievers):
+            encode_corpus_flow.with_options(task_runner=make_task_runner(task_runner, dask_address))(str(beir), config)
+        return evaluate_task(str(beir), str(report), cfg)
+
+    return once(run_dir, "evaluate", stage_key, [report / "metrics.json"], work)
 
 
 # ---------------------------------------------------------------------------- the parent flow
@@ -419,8 +476,8 @@ def build_benchmark(run_dir: str = "runs/default", config: str | None = None, so
     cfg = run_config(config, source=source, limit=limit, generator=generator, per_type=per_type, seed=seed)
     generate_runner = make_task_runner(task_runner, dask_address)
     counts: dict[str, dict[str, Any]] = {}
-    stages = ["passages", "generate"] + (["review-push"] if review else ["export", "evaluate"])
-    with progress(len(stages), "build-benchmark", "comlq-run-progress") as bar:
+    goes_on = not review or collected(run_dir)  # a reviewed run goes on once its votes are in
+    with progress(2 + review + 2 * goes_on, "build-benchmark", "comlq-run-progress") as bar:
         counts["passages"] = select_passages_flow(run_dir, cfg.passages.source, cfg.passages.limit)
         bar.step("passages")
         counts["generate"] = generate_flow.with_options(task_runner=generate_runner)(
@@ -429,13 +486,13 @@ def build_benchmark(run_dir: str = "runs/default", config: str | None = None, so
         if review:
             counts["review-push"] = push_review_flow(run_dir, config)
             bar.step("review-push")
-        else:
+        if goes_on:
             counts["export"] = export_flow(run_dir, config)
             bar.step("export")
-            counts["evaluate"] = evaluate_flow(run_dir, config)
+            counts["evaluate"] = evaluate_flow(run_dir, config, task_runner=task_runner, dask_address=dask_address)
             bar.step("evaluate")
-    if review:
-        return awaiting_review(run_dir, counts["review-push"])
+    if not goes_on:
+        return awaiting_review(run_dir, counts)
     summary = "; ".join(f"{stage}: " + ", ".join(f"{k} {v}" for k, v in c.items()) for stage, c in counts.items()
                         if stage != "generate") + f"; generate: {counts['generate']['items']} items"
     return Completed(message=summary, data=counts)

@@ -38,13 +38,11 @@ class Service:
         return f"http://{self.host}:{self.port}/api"
 
     def env(self) -> dict[str, str]:
-        env = {**os.environ, **QUIET,
-               "PREFECT_HOME": str(self.home.resolve() / "prefect"),
-               "PREFECT_API_URL": self.api_url,
-               # scheduled runs share one result store, so a nightly run reuses earlier chunks
-               "PREFECT_RESULTS_LOCAL_STORAGE_PATH": str(results_path(self.home.resolve()))}
-        env.pop("PREFECT_PROFILES_PATH", None)
-        return env
+        return {**os.environ, **QUIET,
+                "PREFECT_HOME": str(self.home.resolve() / "prefect"),
+                "PREFECT_API_URL": self.api_url,
+                # scheduled runs share one result store, so a nightly run reuses earlier chunks
+                "PREFECT_RESULTS_LOCAL_STORAGE_PATH": str(results_path(self.home.resolve()))}
 
     def pid_file(self, name: str) -> Path:
         return self.home / f"{name}.pid"

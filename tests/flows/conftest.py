@@ -24,6 +24,12 @@ os.environ.pop("PREFECT_API_URL", None)
 
 
 @pytest.fixture(scope="session")
+def small_config() -> Path:
+    """A small line: 300 passages, 2 items per type, BM25 only."""
+    return SMALL
+
+
+@pytest.fixture(scope="session")
 def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The test API for the session; yields the result-storage folder (the cross-run cache)."""
     from prefect.settings import PREFECT_RESULTS_LOCAL_STORAGE_PATH, temporary_settings

@@ -75,9 +75,10 @@ def test_the_parent_flow_waits_for_review_and_collect_continues_once(
     assert state.result() == {"finished": [], "waiting": []}
     assert studio.pulls == pulls and calls["export"] == 1
 
-    # and a second push of the same run creates no task twice
+    # the parent flow again on the collected run: nothing pushed, exported or evaluated twice
     state = build_benchmark(run_dir, review=True)
-    assert state.name == AWAITING_REVIEW and len(studio.tasks) == items
+    assert state.name == "Completed" and state.result()["review-push"]["created"] == items
+    assert len(studio.tasks) == items and calls["export"] == 1 and calls["run_evaluation"] == 1
 
 
 def test_after_the_deadline_collect_continues_with_pending_items_reported(

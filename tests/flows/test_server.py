@@ -13,7 +13,6 @@ import pytest
 
 from pipeline.orchestration.serve import Service
 
-SMALL = Path(__file__).parent / "fixtures" / "small.toml"
 PORT = 14200  # reserved for the orchestration tests (see the common brief)
 COMLQ = [sys.executable, "-m", "pipeline.cli"]
 
@@ -32,9 +31,9 @@ def items_per_type(run_dir: Path) -> dict[str, int]:
 
 
 @pytest.mark.slow
-def test_comlq_run_uses_a_quiet_ephemeral_api_inside_the_run_folder(tmp_path: Path) -> None:
+def test_comlq_run_uses_a_quiet_ephemeral_api_inside_the_run_folder(small_config: Path, tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    result = subprocess.run([*COMLQ, "run", "--out", str(run_dir), "--config", str(SMALL), "--per-type", "3"],
+    result = subprocess.run([*COMLQ, "run", "--out", str(run_dir), "--config", str(small_config), "--per-type", "3"],
                             env=clean_env(), capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr
     assert f"run folder: {run_dir} (Completed)" in result.stdout
@@ -56,7 +55,7 @@ def test_a_bad_input_is_one_line_without_traceback(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_worker_runs_a_deployment_of_flows_yaml_on_a_real_server(tmp_path: Path) -> None:
+def test_a_worker_runs_a_deployment_of_flows_yaml_on_a_real_server(small_config: Path, tmp_path: Path) -> None:
     service = Service(tmp_path / "serve", PORT)
     env = {**clean_env(), "PREFECT_API_URL": service.api_url, "PREFECT_HOME": str(tmp_path / "client"), "COLUMNS": "200"}
     run_dir = tmp_path / "runs" / "deployed"
@@ -72,7 +71,7 @@ def test_a_worker_runs_a_deployment_of_flows_yaml_on_a_real_server(tmp_path: Pat
         ran = subprocess.run(
             [sys.executable, "-m", "prefect", "deployment", "run", "build-benchmark/generate-nightly",
              "-p", f"run_dir={run_dir}", "-p", "limit=300", "-p", "per_type=3", "-p", "review=false",
-             "-p", f'config="{SMALL}"', "--watch", "--watch-timeout", "600"],
+             "-p", f'config="{small_config}"', "--watch", "--watch-timeout", "600"],
             env=env, capture_output=True, text=True, timeout=700)
         assert ran.returncode == 0, ran.stdout + ran.stderr
         assert "Completed" in ran.stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from pipeline.config import GenerateConfig
@@ -26,3 +28,8 @@ def test_fifty_items_of_every_type_from_the_sample():
     # every ComLQ variant (type x 1-3 passages) that the graph allows shows up
     variants = {item.variant for item in result.items}
     assert {f"{t}_{n}" for t in TYPE_NAMES for n in (2, 3)} <= variants
+    # the sampling weights (pipeline/kg/weights.yaml) keep the weak relations in the minority
+    relations = Counter(t.relation for item in result.items for t in item.triples)
+    total = sum(relations.values())
+    assert (relations["mentions"] + relations["mentioned_in"]) / total < 0.25
+    assert (relations["topic"] + relations["topic_of"]) / total < 0.02

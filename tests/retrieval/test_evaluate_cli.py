@@ -63,3 +63,14 @@ def test_cli_errors_are_one_line(beir_path, tmp_path, capsys):
     assert capsys.readouterr().err.strip().count("\n") == 0
     assert main(["evaluate", "--beir", str(beir_path), "--retrievers", "bm25,nope", "--out", str(tmp_path)]) == 2
     assert "unknown retriever 'nope'" in capsys.readouterr().err
+
+
+def test_configuration_drives_the_evaluation(beir_path, tmp_path):
+    from pipeline.config import Config, EvaluateConfig
+    from retrieval.evaluate import run_evaluation
+
+    config = Config(evaluate=EvaluateConfig(retrievers=("bm25", "itlr-bm25(k=0)"), depth=5, split="train"))
+    metrics = run_evaluation(beir_path, tmp_path, config, progress=False)
+    assert metrics["dataset"]["split"] == "train" and metrics["dataset"]["queries"] == 1
+    assert all(len(scores) == 5 for scores in read_trec(tmp_path / "runs" / "bm25.trec").values())
+    assert metrics["retrievers"]["itlr-bm25(k=0)"]["config"]["candidates_k"] is None

@@ -99,7 +99,6 @@ def test_retriever_specs(spec, expected):
 ])
 def test_bad_specs(spec, message, tmp_path):
     factory = Factory(EvaluateConfig(cache_dir=str(tmp_path)), progress=False)
-    factory._shared["encoder"] = object()  # never loaded: these fail before any encoding
     with pytest.raises(ComlqError, match=message):
         factory.build(spec)
 
@@ -116,9 +115,10 @@ def test_llm_retrievers_are_unavailable_without_endpoint(no_endpoint, spec):
         Factory(progress=False).build(spec)
 
 
-def test_rewrite_and_llm_parse_through_a_stub_endpoint(no_endpoint, data, encoder, stub):
-    factory = Factory(EvaluateConfig(), LLMConfig(base_url=stub.base_url, model="stub"), progress=False)
-    factory._shared["encoder"] = encoder
+def test_rewrite_and_llm_parse_through_a_stub_endpoint(no_endpoint, data, encoder, stub, tmp_path):
+    llm = LLMConfig(base_url=stub.base_url, model="stub", cache_dir=str(tmp_path / "llm"))
+    factory = Factory(EvaluateConfig(), llm, progress=False)
+    factory.shared("encoder", lambda: encoder)
     rewrite = factory.build("rewrite")
     rewrite.index(data.corpus)
     run = rewrite.retrieve(data.queries[:2], k=3)
@@ -129,6 +129,10 @@ def test_rewrite_and_llm_parse_through_a_stub_endpoint(no_endpoint, data, encode
     assert itlr.logical_forms["q01"] == '"Which films directed by Christopher Nolan do not star Michael Caine"'
     assert itlr.describe()["parse"] == {"source": "llm", "counts": {"llm": 2}}
     prompts = [r["body"]["messages"][0]["content"] for r in stub.requests]
+    assert len(prompts) == 4
+    rewrite.retrieve(data.queries[:2], k=3)  # asked again: answered from the response cache
+    assert len(stub.requests) == 4
+    assert rewrite.describe()["llm_cache_hits"] == 2
     assert any("ITLR syntax" in p for p in prompts) and any("think it through" in p for p in prompts)
 
 
@@ -140,7 +144,7 @@ def test_openai_embeddings_encoder(no_endpoint, tmp_path, stub):
     assert encoder.cache.dir.name.startswith("openai_")
 
 
-def test_unreachable_endpoint_is_one_clear_error(no_endpoint):
-    chat = Chat(LLMConfig(base_url="http://127.0.0.1:9/v1", max_retries=0, timeout=2))
+def test_unreachable_endpoint_is_one_clear_error(no_endpoint, tmp_path):
+    chat = Chat(LLMConfig(base_url="http://127.0.0.1:9/v1", max_retries=0, timeout=2), tmp_path)
     with pytest.raises(ComlqError, match="LLM endpoint http://127.0.0.1:9/v1"):
         chat.complete("hello")

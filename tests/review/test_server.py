@@ -8,7 +8,7 @@ from label_studio_sdk import LabelStudio
 from annotation.client import connect, export_tasks, find_project
 from annotation.pull import pull
 from annotation.push import push
-from annotation.results import regions
+from annotation.results import regions, structure_region
 from pipeline.cli import main
 from pipeline.schemas import read_json, read_jsonl
 from review_helpers import assert_matches_case, load_case, make_run
@@ -107,7 +107,13 @@ def test_add_annotator_makes_an_account_that_can_log_in(ls, monkeypatch, tmp_pat
 
 def test_cli_push_and_pull_print_one_line_summaries(ls, tmp_path, monkeypatch, capsys):
     run = make_run(tmp_path / "run")
-    assert _cli(monkeypatch, tmp_path, ls, "review", "push", str(run)) == 0
+    assert _cli(monkeypatch, tmp_path, ls, "review", "push", str(run), "--predictions") == 0
     assert "4 tasks created, 0 already there, 1 items with a failed automatic check not sent" in capsys.readouterr().out
+    # the automatic check rides along as a pre-filled structure answer
+    client = connect(ls.project("cli"))
+    predictions = client.predictions.list(project=find_project(client, "cli").id)
+    assert len(predictions) == 4
+    assert {p.model_version for p in predictions} == {"automatic-check"}
+    assert all(p.result == [structure_region(True)] for p in predictions)  # the pushed items all passed
     assert _cli(monkeypatch, tmp_path, ls, "review", "pull", str(run)) == 0
     assert "(4 pending)" in capsys.readouterr().out

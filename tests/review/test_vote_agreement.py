@@ -82,6 +82,13 @@ def test_failed_checks_are_left_out_unless_configured(run):
     assert ("r-1p-bad" in {i["id"] for i in items}, left_out) == (True, 0)
 
 
+def test_a_repeated_item_id_is_a_clear_error(run):
+    lines = (run / "items.jsonl").read_text().splitlines()
+    (run / "items.jsonl").write_text("\n".join([*lines, lines[0]]) + "\n")
+    with pytest.raises(ComlqError, match=r"items.jsonl: item id 'r-1p-1' appears 2 times"):
+        review_items(run, ReviewConfig())
+
+
 def test_task_data_shows_the_evidence_question_only_for_multi_passage_items(run):
     passages = load_passages(run / "passages.jsonl")
     items = {i["id"]: i for i in review_items(run, ReviewConfig())[0]}

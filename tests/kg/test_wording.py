@@ -1,0 +1,137 @@
+"""Wording of the kg generator's questions and logical forms: agreement, nested chains, variety.
+
+Questions are made for hand-built groundings on the film graph (tests/kg/fixtures) and on a tiny
+geography graph, over many seeds, so every template a case can pick is exercised.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from pipeline.errors import ComlqError
+from pipeline.kg import builtin_inverses, generate_kg
+from pipeline.kg.extract import Fact
+from pipeline.kg.graph import KnowledgeGraph, build_graph
+from pipeline.kg.query import evaluate, plan_for
+from pipeline.kg.sample import Grounding
+from pipeline.kg.verbalize import Verbalizer
+from pipeline.querytypes import NEGATION_TYPES, TYPE_NAMES
+
+SEEDS = range(60)
+
+
+@pytest.fixture(scope="module")
+def geography() -> KnowledgeGraph:
+    """Maracaibo (a city) lies in Venezuela (a country), which lies in South America (a continent)."""
+    facts = [Fact("m", "located_in", "v", ("p-m",)), Fact("v", "located_in", "s", ("p-v",)),
+             Fact("m", "instance_of", "c:city", ("p-m",)), Fact("v", "instance_of", "c:country", ("p-v",)),
+             Fact("s", "instance_of", "c:continent", ("p-s",)), Fact("b", "located_in", "v", ("p-b",)),
+             Fact("b", "instance_of", "c:city", ("p-b",))]
+    labels = {"m": "Maracaibo", "v": "Venezuela", "s": "South America", "b": "Barquisimeto", "c:city": "city",
+              "c:country": "country", "c:continent": "continent"}
+    return build_graph(facts, labels, builtin_inverses())
+
+
+def ground(kg: KnowledgeGraph, type_name: str, anchors: dict[str, str], relations: list[str]) -> Grounding:
+    plan = plan_for(type_name)
+    rels = dict(enumerate(relations))
+    sets = evaluate(kg, plan, anchors, rels)
+    return Grounding(plan, anchors, rels, sets, frozenset(sets[plan.target]), (), ())
+
+
+def questions(kg: KnowledgeGraph, grounding: Grounding) -> set[str]:
+    return {Verbalizer(kg, grounding, random.Random(seed)).question() for seed in SEEDS}
+
+
+def logical_form(kg: KnowledgeGraph, grounding: Grounding) -> str:
+    return Verbalizer(kg, grounding, random.Random(0)).logical_form()
+
+
+def test_a_single_answer_of_a_singular_anchor_agrees(films):
+    grounding = ground(films, "1p", {"?x": "Ran"}, ["from_decade"])
+    assert questions(films, grounding) == {"What is the decade of Ran?", "List the decade of Ran.",
+                                           "Name the decade of Ran.", "From which decade is Ran?",
+                                           "Which decade is Ran from?"}
+    assert logical_form(films, grounding) == '"decades of Ran"'
+
+
+def test_several_answers_are_plural(films):
+    grounding = ground(films, "2p", {"?x": "Stanley Kubrick"}, ["creator_of", "from_decade"])
+    assert "What are the decades of the works by Stanley Kubrick?" in questions(films, grounding)
+    assert logical_form(films, grounding) == '"decades of the works by Stanley Kubrick"'
+
+
+def test_a_nested_set_of_one_member_is_singular_and_named_by_its_class(films):
+    grounding = ground(films, "2p", {"?x": "Ran"}, ["created_by", "nationality"])
+    found = questions(films, grounding)
+    assert "What is the nationality of the director who created Ran?" in found
+    assert all("the director who created Ran" in q and " are " not in q for q in found), found
+
+
+def test_a_located_in_chain_reads_naturally(geography):
+    grounding = ground(geography, "2p", {"?x": "m"}, ["located_in", "located_in"])
+    found = questions(geography, grounding)
+    assert "Which continent contains the country where Maracaibo is located?" in found
+    assert not [q for q in found if re.search(r"where the \w+ where|located are located", q)], found
+    assert logical_form(geography, grounding) in ('"continents containing the country where Maracaibo is located"',
+                                                  '"continents containing the country containing Maracaibo"')
+
+
+def test_a_located_in_chain_of_several_places_says_one_of(geography):
+    grounding = ground(geography, "2p", {"?x": "c:city"}, ["has_instance", "located_in"])
+    assert grounding.sets["?y"] == {"m", "b"}
+    assert "Which country contains one of the cities?" in questions(geography, grounding)
+
+
+def test_object_clauses_are_not_asked_after_a_bare_noun(films):
+    # "occupations that Kubrick had": the answer is not the clause's subject, so no "Which occupations Kubrick had"
+    grounding = ground(films, "2i", {"?y": "Stanley Kubrick", "?z": "Alfred Hitchcock"}, ["occupation_of", "occupation_of"])
+    found = questions(films, grounding)
+    assert "Name the occupation that Stanley Kubrick had and Alfred Hitchcock had." in found
+    assert not [q for q in found if q.startswith("Which")], found
+    assert logical_form(films, grounding) == '"occupations of Stanley Kubrick" AND "occupations of Alfred Hitchcock"'
+
+
+def test_a_negation_is_worded_in_several_ways(films):
+    grounding = ground(films, "2in", {"?y": "Stanley Kubrick", "?z": "1960s"}, ["creator_of", "from_decade"])
+    found = questions(films, grounding)
+    cues = {cue for q in found for cue in ("not", "except", "excluding", "other than", "but not") if cue in q}
+    assert cues == {"not", "except", "excluding", "other than", "but not"}
+    assert "Which film was created by Stanley Kubrick, except those that are from the 1960s?" in found
+    assert logical_form(films, grounding) == '"films by Stanley Kubrick" AND NOT "films from the 1960s"'
+
+
+@pytest.fixture(scope="module")
+def items(passages, config):
+    return generate_kg(passages, config(per_type=3, seed=3), TYPE_NAMES).items
+
+
+BAD = re.compile(r"[{}]|\bthe the\b|\ban? (?:the|one)\b|one of one of|  |where the \w+ where|"
+                 r"\b(?:is|are) the (?:class|decade|topic) of one of\b|\bare (?:occupations|nationalities) of\b")
+
+
+def test_generated_questions_and_terms_are_clean(items):
+    for item in items:
+        assert not BAD.search(item.question), item.question
+        assert item.question[0].isupper() and item.question[-1] in ".?", item.question
+        for term in re.findall(r'"([^"]*)"', item.logical_form):
+            assert not BAD.search(term) and not term.startswith("the "), item.logical_form
+
+
+def test_every_negation_item_has_a_cue(items):
+    cues = ("not", "except", "excluding", "other than", "never", "but not")
+    for item in items:
+        if item.type in NEGATION_TYPES:
+            assert any(cue in item.question for cue in cues), item.question
+
+
+def test_relation_weights_steer_and_are_checked(passages, config):
+    result = generate_kg(passages, config(per_type=3, relation_weights={"mentions": 0}), TYPE_NAMES)
+    assert result.items and not [t for i in result.items for t in i.triples if t.relation in ("mentions", "mentioned_in")]
+    with pytest.raises(ComlqError, match="relation_weights: unknown relation 'mention'"):
+        generate_kg(passages, config(relation_weights={"mention": 1}), ("1p",))
+    with pytest.raises(ComlqError, match="weight of 'created_by' must be a number >= 0"):
+        generate_kg(passages, config(relation_weights={"created_by": -1}), ("1p",))
