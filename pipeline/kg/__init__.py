@@ -64,6 +64,8 @@ def builtin_inverses() -> dict[str, str]:
 
 def relation_weights(kg: KnowledgeGraph, overrides: dict[str, float]) -> dict[str, float]:
     """Sampling weight of every relation of `kg`, both directions: weights.yaml, then `overrides`."""
+    if not isinstance(overrides, dict):
+        raise ComlqError(f"[generate] relation_weights: expected a table of relation = weight (got {overrides!r})")
     unknown = sorted(set(overrides) - set(kg.inverses))
     if unknown:
         raise ComlqError(f"[generate] relation_weights: unknown relation {unknown[0]!r} "
@@ -76,6 +78,8 @@ def relation_weights(kg: KnowledgeGraph, overrides: dict[str, float]) -> dict[st
                                  f"(got {weight!r})")
             if relation in kg.inverses:
                 weights[relation] = weights[kg.inverses[relation]] = float(weight)
+    if all(weights.get(r, 1.0) == 0 for r in kg.inverses):
+        raise ComlqError("[generate] relation_weights: every relation weighs 0, nothing can be sampled")
     return weights
 
 

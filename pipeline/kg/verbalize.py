@@ -25,7 +25,7 @@ import yaml
 
 from pipeline.kg.extract import vocabulary
 from pipeline.kg.graph import KnowledgeGraph
-from pipeline.kg.query import Plan, Step, traversal
+from pipeline.kg.query import Step, traversal
 from pipeline.kg.sample import Grounding
 from pipeline.resources import read_prompt
 
@@ -226,8 +226,9 @@ class Verbalizer:
         step = self.plan.steps[target][0]
         template, name = self._template(self._rel(step))
         nested = not self.plan.is_anchor(step.child)
-        wording = self.rng.choice(options["projection"] + _as_list(template.get(
-            "question_nested" if nested else "question", [])))
+        own = _as_list(template.get("question_nested" if nested else "question", []))
+        generic = options["projection"] if template.get("generic_questions", True) or not own else []
+        wording = self.rng.choice(generic + own)
         if "{np}" in wording:
             return wording.format(np=self.np(target), be=be)
         x, nested, x_many = self._source(step)

@@ -164,6 +164,8 @@ class ScriptedServer:
 
     def __init__(self, script: Script | None = None, host: str = "127.0.0.1", port: int = 0):
         self._state = _State(script or Script())
+        for name in CATALOGUE:  # parse the 14 indicators now, not in 32 request threads at once
+            _ = _formula(name), CATALOGUE[name].pattern
         self._lock = threading.Lock()
         self._release = threading.Event()
         self._http = ThreadingHTTPServer((host, port), _Handler)

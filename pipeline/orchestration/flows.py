@@ -192,14 +192,17 @@ def merge_results(results: Sequence[generate_stage.GenerationResult]) -> generat
 
 
 def merge_stats(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Sum numbers and merge dicts key by key; other values stay per chunk (a list)."""
+    """The chunks' stats as one: counts summed, dicts merged key by key, lists joined; rates and
+    prices (`..._per_...`) and other values kept when the chunks agree, else listed per chunk."""
     merged: dict[str, Any] = {}
     for key in dict.fromkeys(k for part in parts for k in part):
         values = [part[key] for part in parts if key in part]
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values) and "per_" not in key:
             merged[key] = sum(values)
         elif all(isinstance(v, dict) for v in values):
             merged[key] = merge_stats(values)
+        elif all(isinstance(v, list) for v in values):
+            merged[key] = [x for v in values for x in v]
         else:
             merged[key] = values[0] if all(v == values[0] for v in values) else values
     return merged

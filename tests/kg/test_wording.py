@@ -135,3 +135,7 @@ def test_relation_weights_steer_and_are_checked(passages, config):
         generate_kg(passages, config(relation_weights={"mention": 1}), ("1p",))
     with pytest.raises(ComlqError, match="weight of 'created_by' must be a number >= 0"):
         generate_kg(passages, config(relation_weights={"created_by": -1}), ("1p",))
+    with pytest.raises(ComlqError, match="every relation weighs 0"):
+        generate_kg(passages, config(relation_weights={r: 0 for r in ("instance_of", "created_by", "from_decade",
+                                                                      "nationality", "born_in_century", "occupation",
+                                                                      "mentions")}), ("1p",))

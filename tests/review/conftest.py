@@ -1,16 +1,22 @@
-"""A real Label Studio server for the review tests: started once per session on 127.0.0.1:18080
-with a temporary data dir (installed into .venv-ls first when missing), stopped at the end.
+"""Fixtures of the review tests.
 
-Only tests that ask for `ls` start it, so `-m "not labelstudio"` runs without a server.
+`ls` is a real Label Studio server, started once per session on 127.0.0.1:18080 with a temporary
+data dir (installed into .venv-ls first when missing) and stopped at the end; only tests that ask
+for it start it, so `-m "not labelstudio"` runs without a server. `case`, `make_run` and
+`assert_matches_case` give the fixture run folder and the hand-computed case (as fixtures, so
+they work under any pytest import mode).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +25,7 @@ from annotation.users import add_annotator, user_token
 from pipeline.config import ReviewConfig
 
 ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).parent / "fixtures"
 PORT = 18080
 TOKEN_ENV = "COMLQ_TEST_LS_TOKEN"  # not the user's own LABEL_STUDIO_USER_TOKEN
 
@@ -56,3 +63,59 @@ def ls(tmp_path_factory) -> Iterator[LabelStudioHarness]:
         yield LabelStudioHarness(config)
     finally:
         server.stop(config, log=lambda _: None)
+
+
+# ---------------------------------------------------------------- the fixture run and the hand-computed case
+
+
+def _load_case() -> dict[str, Any]:
+    return json.loads((FIXTURES / "review_case.json").read_text(encoding="utf-8"))
+
+
+def _make_run(path: Path) -> Path:
+    """A run folder holding the fixture items (one with a failed check) and their passages."""
+    path.mkdir(parents=True, exist_ok=True)
+    for name in ("items.jsonl", "passages.jsonl"):
+        shutil.copy(FIXTURES / name, path / name)
+    return path
+
+
+def _assert_matches_case(reviewed: list[dict[str, Any]], agreement: dict[str, Any], case: dict[str, Any]) -> None:
+    """reviewed.jsonl records and agreement.json against the hand-computed expectations."""
+    by_id = {r["item"]["id"]: r["review"] for r in reviewed}
+    assert set(by_id) == set(case["expected_review"])
+    for item_id, expected in case["expected_review"].items():
+        review = by_id[item_id]
+        assert {k: review[k] for k in expected} == expected, item_id
+        votes = {v["annotator"]: v for v in review["votes"]}
+        wanted = {v["annotator"]: v for v in case["votes"][item_id]}
+        assert set(votes) == set(wanted), item_id
+        for who, vote in wanted.items():
+            assert {k: votes[who][k] for k in vote} == vote, (item_id, who)
+
+    expected = case["expected_agreement"]
+    assert agreement["items"] == expected["items"]
+    for scope, got in (("overall", agreement["overall"]), *((t, agreement["by_type"][t]) for t in expected["by_type"])):
+        want = expected["overall"] if scope == "overall" else expected["by_type"][scope]
+        for question, stats in want.items():
+            for key, value in stats.items():
+                actual = got[question][key]
+                assert actual == (value if value is None else pytest.approx(value, abs=1e-6)), (scope, question, key)
+    assert set(agreement["by_type"]) == set(expected["by_type"])
+    assert sorted([d["item_id"], d["question"], d["passage_id"]] for d in agreement["disagreements"]) == \
+        sorted(expected["disagreements"])
+
+
+@pytest.fixture(scope="session")
+def case() -> dict[str, Any]:
+    return _load_case()
+
+
+@pytest.fixture(scope="session")
+def make_run():
+    return _make_run
+
+
+@pytest.fixture(scope="session")
+def assert_matches_case():
+    return _assert_matches_case

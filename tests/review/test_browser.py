@@ -10,7 +10,6 @@ import pytest
 from annotation.pull import pull
 from annotation.push import push
 from pipeline.schemas import read_jsonl
-from review_helpers import make_run
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.browser]
 
@@ -37,7 +36,7 @@ def _answer(page, grade_single: int, grade_multi: int) -> dict:
     return {"question": question, "structure_ok": True, "evidence_spread": spread, "grade": grade}
 
 
-def test_an_annotator_submits_in_chromium_and_the_pull_sees_it(ls, tmp_path):
+def test_an_annotator_submits_in_chromium_and_the_pull_sees_it(ls, tmp_path, make_run):
     if not CHROMIUM.exists():
         pytest.fail("Debian chromium is missing (make test-deps installs it)")
     from playwright.sync_api import sync_playwright

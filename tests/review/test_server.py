@@ -11,7 +11,6 @@ from annotation.push import push
 from annotation.results import regions, structure_region
 from pipeline.cli import main
 from pipeline.schemas import read_json, read_jsonl
-from review_helpers import assert_matches_case, load_case, make_run
 
 pytestmark = pytest.mark.labelstudio
 
@@ -36,12 +35,11 @@ def _annotate(ls, config, case) -> None:
 
 
 @pytest.fixture(scope="module")
-def annotated(ls, tmp_path_factory):
+def annotated(ls, tmp_path_factory, make_run, case):
     """A run folder pushed once and annotated by the three annotators of the hand-computed case."""
     run = make_run(tmp_path_factory.mktemp("run"))
     config = ls.project("round trip")
     first = push(run, config)
-    case = load_case()
     _annotate(ls, config, case)
     return run, config, case, first
 
@@ -60,7 +58,7 @@ def test_push_creates_each_task_once(annotated):
     assert {r["item_id"]: r["task_id"] for r in log} == {t["data"]["item_id"]: t["id"] for t in tasks}
 
 
-def test_pull_matches_the_hand_computed_votes_and_agreement(annotated):
+def test_pull_matches_the_hand_computed_votes_and_agreement(annotated, assert_matches_case):
     run, config, case, _ = annotated
     result = pull(run, config)
     assert result.counts == {"accepted": 2, "rejected": 1, "pending": 1}
@@ -105,7 +103,7 @@ def test_add_annotator_makes_an_account_that_can_log_in(ls, monkeypatch, tmp_pat
     assert "new@example.org already has an account" in capsys.readouterr().err
 
 
-def test_cli_push_and_pull_print_one_line_summaries(ls, tmp_path, monkeypatch, capsys):
+def test_cli_push_and_pull_print_one_line_summaries(ls, tmp_path, monkeypatch, capsys, make_run):
     run = make_run(tmp_path / "run")
     assert _cli(monkeypatch, tmp_path, ls, "review", "push", str(run), "--predictions") == 0
     assert "4 tasks created, 0 already there, 1 items with a failed automatic check not sent" in capsys.readouterr().out

@@ -10,7 +10,6 @@ from annotation import server
 from pipeline.cli import main
 from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
-from review_helpers import make_run
 
 
 def _free_port() -> int:
@@ -62,7 +61,7 @@ def test_stop_and_status_without_a_server(config):
     assert server.status(config)["running"] is False and server.status(config)["healthy"] is False
 
 
-def test_push_to_no_server_is_one_line(config, tmp_path, capsys):
+def test_push_to_no_server_is_one_line(config, tmp_path, capsys, make_run):
     toml = tmp_path / "c.toml"
     toml.write_text(f'[review]\nurl = "{config.url}"\ntoken_env = "{config.token_env}"\n')
     assert main(["review", "push", str(make_run(tmp_path / "run")), "--config", str(toml)]) == 2

@@ -16,11 +16,10 @@ from pipeline.errors import ComlqError
 from pipeline.passages import load_passages
 from pipeline.records import ReviewVote
 from pipeline.schemas import validate
-from review_helpers import FIXTURES, assert_matches_case, load_case, make_run
 
 
 @pytest.fixture()
-def run(tmp_path):
+def run(tmp_path, make_run):
     return make_run(tmp_path / "run")
 
 
@@ -30,8 +29,7 @@ def _reviewed(run, case):
     return [{"item": item, "review": decide(item, votes.get(item["id"], []), 3)} for item in items]
 
 
-def test_vote_and_agreement_match_the_hand_computed_case(run):
-    case = load_case()
+def test_vote_and_agreement_match_the_hand_computed_case(run, case, assert_matches_case):
     reviewed = _reviewed(run, case)
     for record in reviewed:
         validate(record, "reviewed_item")
@@ -100,7 +98,7 @@ def test_task_data_shows_the_evidence_question_only_for_multi_passage_items(run)
 
 
 def test_a_missing_passage_is_a_clear_error(run):
-    passages = load_passages(FIXTURES / "passages.jsonl")
+    passages = load_passages(run / "passages.jsonl")
     del passages["p5"]
     item = next(i for i in review_items(run, ReviewConfig())[0] if i["id"] == "r-3p-3")
     with pytest.raises(ComlqError, match="item r-3p-3: passage 'p5' is not in the passages file"):
