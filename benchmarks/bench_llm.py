@@ -42,7 +42,7 @@ def main() -> None:
         os.environ.setdefault("OPENAI_API_KEY", "unused-by-the-scripted-server")
         print(f"scripted server {url}, latency {args.latency * 1000:.0f} ms, {len(passages)} passages, 14 types")
         print(f"{'concurrency':>11} {'items':>6} {'seconds':>8} {'items/s':>8} {'planning':>8} {'after':>8} "
-              f"{'ideal/s':>8} {'efficiency':>10} {'cpu s':>6}")
+              f"{'ideal/s':>8} {'efficiency':>10} {'cpu s':>6} {'cpu ms/item':>11}")
         for concurrency in args.concurrency:
             ideal = concurrency / args.latency
             per_type = max(1, math.ceil(ideal * args.seconds / len(TYPE_NAMES)))
@@ -58,9 +58,10 @@ def main() -> None:
             planning = result.stats["planning_seconds"]
             after = items / (seconds - planning)  # once the passage groups are planned
             print(f"{concurrency:>11} {items:>6} {seconds:>8.2f} {items / seconds:>8.1f} {planning:>8.2f} "
-                  f"{after:>8.1f} {ideal:>8.1f} {after / ideal:>10.0%} {cpu:>6.2f}")
+                  f"{after:>8.1f} {ideal:>8.1f} {after / ideal:>10.0%} {cpu:>6.2f} {cpu / items * 1000:>11.2f}")
         print("items/s: whole run; after: items/s once passages are grouped (planning); "
-              "cpu s: CPU time of the generator process, planning included (the server has its own)")
+              "cpu s: CPU time of the generator process, planning included (the server has its own); "
+              "cpu ms/item: the same per item, the measure that depends least on the load of a shared machine")
     finally:
         server.terminate()
         server.wait(timeout=10)

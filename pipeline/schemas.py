@@ -34,7 +34,7 @@ def _registry() -> Registry:
         if entry.name.endswith(".schema.json"):
             schema = json.loads(entry.read_text(encoding="utf-8"))
             registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
-    return registry
+    return registry.crawl()  # resolve $refs once, not on every validation
 
 
 @cache

@@ -1,8 +1,10 @@
 """Grounded sampling per query type, the BetaE/KGReasoning way: answer first, walk back to anchors.
 
 One attempt picks an answer entity, then grounds the plan from the target down: each plain or
-union step follows a random edge that ends at the current entity, each negated step is walked
-back from *another* member of the positive part (so the negation removes at least that one).
+union step follows a random edge that ends at the current entity (relations are drawn by their
+sampling weight, pipeline/kg/weights.yaml, so weak links such as title mentions are rare), each
+negated step is walked back from *another* member of the positive part (so the negation removes
+at least that one).
 The grounding is then evaluated exactly (`query.evaluate`) from its anchors and kept only if:
 answers are non-empty and at most `max_answers`; the evidence spans 1-3 passages (ComLQ's
 variants); every condition is needed (dropping any intersected, unioned or negated branch
@@ -17,8 +19,8 @@ import random
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
-from itertools import accumulate
 from functools import cache
+from itertools import accumulate
 
 from pipeline.kg.graph import KnowledgeGraph
 from pipeline.kg.query import Plan, Step, TooManyPassages, evaluate, provenance, traversal

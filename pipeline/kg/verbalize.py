@@ -184,10 +184,9 @@ class Verbalizer:
             return self.kg.label(self.g.anchors[step.child]), False, False
         return "the " + self.np(step.child), True, self._many(step.child)
 
-    def np(self, node: str, many: bool | None = None) -> str:
-        """A noun phrase without article for the node's set, in its number unless `many` is given."""
-        many = self._many(node) if many is None else many
-        noun = self.noun(node)
+    def np(self, node: str) -> str:
+        """A noun phrase without article for the node's set, in its number."""
+        many, noun = self._many(node), self.noun(node)
         if self.plan.is_projection(node):
             return self._fill(self.plan.steps[node][0], "term", noun, many)
         return self.questions["set"].format(noun=noun[many], conds=self.conds(node, many))
@@ -225,8 +224,7 @@ class Verbalizer:
             return wording.format(noun=noun[many], conds=conds, be=be)
         step = self.plan.steps[target][0]
         template, name = self._template(self._rel(step))
-        nested = not self.plan.is_anchor(step.child)
-        own = _as_list(template.get("question_nested" if nested else "question", []))
+        own = _as_list(template.get("question" if self.plan.is_anchor(step.child) else "question_nested", []))
         generic = options["projection"] if template.get("generic_questions", True) or not own else []
         wording = self.rng.choice(generic + own)
         if "{np}" in wording:
@@ -258,7 +256,8 @@ class Verbalizer:
             if self.plan.is_anchor(st.child) or self.plan.is_projection(st.child):
                 part: Expr = Term(self._fill(st, "term", noun))
             else:  # project every term of the child's expression
-                part = self._map(self.lf(st.child), lambda t, st=st: Term(self._fill(st, "term", noun, x="the " + t.text)))
+                part = self._map(self.lf(st.child),
+                                 lambda t, st=st: Term(self._fill(st, "term", noun, x="the " + t.text)))
             parts.append(Op("NOT", (part,)) if st.negated else part)
         if len(parts) == 1:
             return parts[0]

@@ -288,8 +288,7 @@ def push_review_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
     """RUN/items.jsonl -> Label Studio tasks (3 annotations each); idempotent on the server too."""
     cfg = run_config(config)
     stage_key = markers.key(cfg.review.url, cfg.review.project_title, markers.digest(Path(run_dir) / "items.jsonl"))
-    return once(run_dir, "review-push", stage_key, [Path(run_dir) / "review" / "push_log.jsonl"],
-                lambda: push_task(run_dir, cfg.review))
+    return once(run_dir, "review-push", stage_key, [], lambda: push_task(run_dir, cfg.review))  # its output: the server
 
 
 def collected(run_dir: str | Path) -> bool:

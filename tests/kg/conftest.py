@@ -1,4 +1,5 @@
-"""Fixtures of the kg generator tests: a small hand-made film graph (tests/kg/fixtures/films.*)."""
+"""Fixtures of the kg generator tests: a small hand-made film graph (tests/kg/fixtures/films.*), and
+the done-when run on the shipped sample (a few seconds; for the tests marked slow)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ from pathlib import Path
 import pytest
 
 from pipeline.config import GenerateConfig
+from pipeline.generate import GenerationResult
+from pipeline.kg import generate_kg
 from pipeline.kg.graph import KnowledgeGraph, read_triples
-from pipeline.passages import load_passages
+from pipeline.passages import SAMPLE_PATH, load_passages
+from pipeline.querytypes import TYPE_NAMES
 from pipeline.records import Passage
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -32,3 +36,8 @@ def config():
     def make(**overrides) -> GenerateConfig:
         return GenerateConfig(**({"per_type": 3, "seed": 1, "triples": str(TRIPLES)} | overrides))
     return make
+
+
+@pytest.fixture(scope="session")
+def sample_result() -> GenerationResult:
+    return generate_kg(load_passages(SAMPLE_PATH), GenerateConfig(per_type=50, seed=13), TYPE_NAMES)

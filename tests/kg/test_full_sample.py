@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
-from pipeline.config import GenerateConfig
-from pipeline.kg import generate_kg
-from pipeline.passages import SAMPLE_PATH, load_passages
 from pipeline.querytypes import NEGATION_TYPES, TYPE_NAMES, check_triples, grounded_indicator, matches, query_graph
 
 
+README = Path(__file__).parents[2] / "README.md"
+# "2in  What are ...?" then the logical form on the same line (after 2+ spaces) or on the next one
+README_EXAMPLE = re.compile(r"^(\w{2,3}) +(\S.*?[.?])(?: {2,}|\n +)(\".*\")$", re.MULTILINE)
+
+
 @pytest.mark.slow
-def test_fifty_items_of_every_type_from_the_sample():
-    result = generate_kg(load_passages(SAMPLE_PATH), GenerateConfig(per_type=50, seed=13), TYPE_NAMES)
+def test_fifty_items_of_every_type_from_the_sample(sample_result):
+    result = sample_result
     assert {t: s["generated"] for t, s in result.stats["types"].items()} == {t: 50 for t in TYPE_NAMES}
     groundings = set()
     for item in result.items:
@@ -33,3 +37,11 @@ def test_fifty_items_of_every_type_from_the_sample():
     total = sum(relations.values())
     assert (relations["mentions"] + relations["mentioned_in"]) / total < 0.25
     assert (relations["topic"] + relations["topic_of"]) / total < 0.02
+    # the README's example questions are real output of this run, with their logical forms
+    readme = README.read_text(encoding="utf-8")
+    block = readme[readme.index("<!-- section: generate -->"):readme.index("<!-- /section: generate -->")]
+    examples = README_EXAMPLE.findall(block)
+    by_question = {item.question: item for item in result.items}
+    assert len(examples) == len(TYPE_NAMES)
+    for type_name, question, logical_form in examples:
+        assert by_question[question].type == type_name and by_question[question].logical_form == logical_form
