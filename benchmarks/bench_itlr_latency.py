@@ -114,6 +114,8 @@ def main() -> None:
         for label, (wall, cpu) in best.items():
             print(f"  {label:28} {1000 * wall / len(queries):7.1f} {1000 * cpu / len(queries):7.1f}   "
                   f"wall {wall / base[0]:.2f} x, CPU {cpu / base[1]:.2f} x")
+        ratio = best["itlr (cand=terms, k=1000)"][1] / base[1]
+        print(f"  goal, itlr (cand=terms) CPU time <= 1.3 x dense: {ratio:.2f} x -> {'PASS' if ratio <= 1.3 else 'FAIL'}")
 
 if __name__ == "__main__":
     main()

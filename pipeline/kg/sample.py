@@ -75,6 +75,7 @@ class Sampler:
         self.cum_weights = _answer_weights(kg, tuple(sorted(self.weights.items())))
         self.unnamable = unnamable(kg)
         self.narrow: dict[tuple[str, str], bool] = {}  # (anchor, relation) -> reaches at most max_answers
+        self.usable: dict[tuple[str, str, bool], tuple[str, ...]] = {}  # see _anchors
         self.seen: set[tuple] = set()
         self.rejections: Counter[str] = Counter()
 
@@ -144,15 +145,24 @@ class Sampler:
             r = self.rng.choices(followable, weights=[self.weights.get(r, 1.0) for r in followable])[0]
             children = out[r]
             if self.plan.is_anchor(step.child):  # distinct anchors; with `narrow`, small ones
-                back = self.kg.inverses[r]
-                children = tuple(c for c in children if c not in used and c not in self.unnamable and (
-                    not narrow or self._narrow(c, back)))
+                children = self._anchors(entity, r, narrow)
+                if used:
+                    children = tuple(c for c in children if c not in used)
             if children:
                 break
             followable.remove(r)
         child = self.rng.choice(children)
         relations[step.edge] = self.kg.inverses[r] if step.upward else r
         self._node(step.child, child, self.kg.inverses[r], anchors, relations)
+
+    def _anchors(self, entity: str, r: str, narrow: bool) -> tuple[str, ...]:
+        """The nameable children of `entity` along `r`; with `narrow`, those reaching few entities back."""
+        key = (entity, r, narrow)
+        if key not in self.usable:
+            back = self.kg.inverses[r]
+            self.usable[key] = tuple(c for c in self.kg.out[entity][r] if c not in self.unnamable and (
+                not narrow or self._narrow(c, back)))
+        return self.usable[key]
 
     def _narrow(self, anchor: str, relation: str) -> bool:
         key = (anchor, relation)

@@ -48,7 +48,7 @@ def studio(monkeypatch: pytest.MonkeyPatch) -> FakeLabelStudio:
 
 
 def test_the_parent_flow_waits_for_review_and_collect_continues_once(
-        build_benchmark: Any, studio: FakeLabelStudio, calls: Counter[str], tmp_path: Path) -> None:
+        build_benchmark: Any, studio: FakeLabelStudio, calls: Counter[str], small_config: Path, tmp_path: Path) -> None:
     from pipeline.orchestration.flows import AWAITING_REVIEW, collect_review_flow
 
     run_dir = tmp_path / "runs" / "reviewed"
@@ -60,19 +60,19 @@ def test_the_parent_flow_waits_for_review_and_collect_continues_once(
     assert calls["export"] == 0 and not (run_dir / "export").exists()
 
     # votes still missing: the collect flow waits too
-    state = collect_review_flow(runs_root=str(tmp_path / "runs"), return_state=True)
+    state = collect_review_flow(runs_root=str(tmp_path / "runs"), config=str(small_config), return_state=True)
     assert state.name == AWAITING_REVIEW and f"{items} pending" in state.message
     assert calls["export"] == 0
 
     # every task annotated: export and evaluation follow, once
     studio.annotated = set(studio.tasks)
-    state = collect_review_flow(runs_root=str(tmp_path / "runs"), return_state=True)
+    state = collect_review_flow(runs_root=str(tmp_path / "runs"), config=str(small_config), return_state=True)
     assert state.name == "Completed" and state.result()["finished"] == [str(run_dir)]
     assert calls["export"] == 1 and calls["run_evaluation"] == 1
     assert (run_dir / "report" / "metrics.json").is_file()
 
     pulls = studio.pulls
-    state = collect_review_flow(runs_root=str(tmp_path / "runs"), return_state=True)
+    state = collect_review_flow(runs_root=str(tmp_path / "runs"), config=str(small_config), return_state=True)
     assert state.result() == {"finished": [], "waiting": []}
     assert studio.pulls == pulls and calls["export"] == 1
 
@@ -83,13 +83,14 @@ def test_the_parent_flow_waits_for_review_and_collect_continues_once(
 
 
 def test_after_the_deadline_collect_continues_with_pending_items_reported(
-        build_benchmark: Any, studio: FakeLabelStudio, calls: Counter[str], tmp_path: Path) -> None:
+        build_benchmark: Any, studio: FakeLabelStudio, calls: Counter[str], small_config: Path, tmp_path: Path) -> None:
     from pipeline.orchestration.flows import collect_review_flow
 
     run_dir = tmp_path / "late"
     build_benchmark(run_dir, review=True)
     studio.annotated = set(list(studio.tasks)[:3])
-    state = collect_review_flow(run_dir=str(run_dir), deadline_hours=0, evaluate=False, return_state=True)
+    state = collect_review_flow(run_dir=str(run_dir), config=str(small_config), deadline_hours=0, evaluate=False,
+                                return_state=True)
     assert state.name == "Completed"
     assert calls["export"] == 1 and calls["run_evaluation"] == 0
     marker = json.loads((run_dir / ".comlq" / "review.json").read_text())
