@@ -29,7 +29,8 @@ from retrieval.base import Corpus
 from retrieval.beir import load_beir
 from retrieval.dense import DenseRetriever
 from retrieval.encoders import DEFAULT_MODEL, CachedEncoder, EmbeddingCache, SentenceTransformerEncoder, text_key
-from retrieval.itlr import ITLRRetriever, parse, terms
+from pipeline.logical_form import parse, terms
+from retrieval.itlr import ITLRRetriever
 from retrieval.logical_forms import RulesParser
 from retrieval.registry import default_cache_dir
 

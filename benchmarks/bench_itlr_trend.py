@@ -6,10 +6,11 @@ as negations are added, ITLR on the logical form does not.
 Corpus: the People passages of the shipped sample (pipeline/data/wiki_sample.jsonl.gz), each
 encoded as "title: description, born in the Nth century. text", so that the attributes below
 are stated in the passage (MiniLM cannot turn "(1853–1890)" into a century by itself).
-Every query has 3 terms, one per attribute family, read from the Wikidata description:
-nationality ("American"), occupation ("painter") and century of birth ("born in the 19th
-century"); 0..3 of them negated; triples held by at least 3 passages. Relevant (grade 1): the passages with every positive attribute
-and none of the negated ones; NOT means "passages about X are not relevant". Paper
+Every query has 3 terms, one per attribute family: nationality ("American"), occupation
+("painter") and century of birth ("born in the 19th century"), read from the Wikidata
+description and the passage's first sentence; 0..3 of them negated; only triples that at least
+3 passages hold. Relevant (grade 1): the passages with every positive attribute and none of
+the negated ones; NOT means "passages about X are not relevant". Paper
 (NV-Embed-V1): base 0.95/0.77/0.65/0.52 for 0/1/2/3 negations, ITLR 0.99/0.97/0.96/1.00.
 """
 
@@ -25,7 +26,7 @@ from statistics import mean
 from pipeline.config import Config
 from pipeline.passages import SAMPLE_PATH, load_passages
 from retrieval.base import Corpus, Query
-from retrieval.itlr import And, Not, Term, to_string
+from pipeline.logical_form import And, Not, Term, to_string
 from retrieval.metrics import per_query
 from retrieval.registry import Factory
 

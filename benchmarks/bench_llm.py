@@ -6,7 +6,7 @@ The server runs in its own process (python -m pipeline.llm.scripted_server) and 
 scripted answers, not model output, so this measures the generator's plumbing: the SDK over
 HTTP, the thread pool, the cache writes, parsing and checking. Every run uses a fresh cache,
 so every item costs one request. Goal: at least 100 items/s at concurrency 32. On a busy
-machine the numbers are CPU-bound: 'cpu s' shows the generator's own CPU time.
+machine the numbers are CPU-bound: 'cpu s' and 'cpu ms/item' show the generator's own CPU time.
 """
 
 from __future__ import annotations

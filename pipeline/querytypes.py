@@ -346,15 +346,17 @@ def _render(formula: Formula, names: dict[str, str], relations: dict) -> str:
     return text
 
 
-def format_indicator(graph: nx.DiGraph) -> str:
+def format_indicator(graph: nx.DiGraph, type_name: str | None = None) -> str:
     """Render a query graph (a pattern or a grounded query) as its type's indicator text.
 
-    The type is found by `classify`; its formula is rendered with the graph's own node names
-    and relations, in the graph's own edge directions.
+    The type is `type_name` when the caller has already checked it, else found by `classify`;
+    its formula is rendered with the graph's own node names and relations, in the graph's own
+    edge directions.
     """
-    type_name = classify(graph)
     if type_name is None:
-        raise ComlqError("the graph does not match any of the 14 query types")
+        type_name = classify(graph)
+        if type_name is None:
+            raise ComlqError("the graph does not match any of the 14 query types")
     qtype = get_type(type_name)
     pattern_edges = [(a.subject, a.object) for a in qtype.formula.atoms()]
 
@@ -369,7 +371,9 @@ def format_indicator(graph: nx.DiGraph) -> str:
         return (sum(rev for *_, rev in edges), [graph.edges[s, o]["index"] for s, o, _ in edges])
 
     isomorphisms = _matcher(graph, qtype.pattern, directed=False).isomorphisms_iter()
-    mapping = min(({p: g for g, p in iso.items()} for iso in isomorphisms), key=preference)
+    mapping = min(({p: g for g, p in iso.items()} for iso in isomorphisms), key=preference, default=None)
+    if mapping is None or graph.graph.get("malformed"):
+        raise ComlqError(f"the graph does not have the structure of {type_name}")
     relations: dict[tuple[str, str], tuple[str, str, str]] = {}
     for ps, po in pattern_edges:
         gs, go, _ = edge_of(mapping, ps, po)
@@ -377,5 +381,5 @@ def format_indicator(graph: nx.DiGraph) -> str:
     return _render(qtype.formula, mapping, relations)
 
 
-def grounded_indicator(triples: Sequence[Triple], target: str) -> str:
-    return format_indicator(query_graph(triples, target))
+def grounded_indicator(triples: Sequence[Triple], target: str, type_name: str | None = None) -> str:
+    return format_indicator(query_graph(triples, target), type_name)

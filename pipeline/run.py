@@ -35,7 +35,7 @@ class RunResult:
         lines = [f"run folder: {self.out} ({self.state})"]
         lines += [f"  {what}: {path}" for what, path in self.written.items()]
         for stage, counts in self.counts.items():
-            shown = {k: v for k, v in counts.items() if " " not in k or not k.startswith("items ")}
+            shown = {k: v for k, v in counts.items() if not k.startswith("items ")}  # not per type
             lines.append(f"  {stage}: " + ", ".join(f"{k} {v}" for k, v in shown.items()))
         if self.state != "Completed":
             lines.append(self.message)

@@ -3,7 +3,7 @@
 Why plain ITLR (NOT = 1 - x) fails on ComLQ, measured on the dev split (README, Results):
 ComLQ's negation is a fact the evidence passage states ("... never reached the intense level
 ...", "with the exception of ... fictitious scientists"), so the gold passages mention the
-negated concept: on average they contain 74% of its content words (random passages: 4%), and
+negated concept: on average they contain 73% of its content words (random passages: 4%), and
 removing the negated clause from the question lowers BM25 and dense. NOT = 1 - x therefore
 pushes the gold passages down. And about half of BM25's top 10 for negation questions are
 LLM-written passages restating the question (never relevant), which no term-level NOT separates.

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from pipeline.errors import ComlqError
 from retrieval.base import Query
-from retrieval.itlr import parse
+from pipeline.logical_form import parse
 from retrieval.llm import Chat, render
 from retrieval.parse_rules import to_logical_form
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from retrieval.itlr import And, Node, Not, Or, Term, to_string
+from pipeline.logical_form import And, Node, Not, Or, Term, to_string
 
 NEGATION_CUES = ("but not", "except for", "except", "excluding", "other than", "without", "never", "not")
 _CONTRACTIONS = [(re.compile(r"\bwon't\b", re.I), "will not"), (re.compile(r"\bcan't\b", re.I), "can not"),

@@ -45,8 +45,8 @@ def build_item(item_id: str, answer: dict[str, Any], prompt: Prompt, model: str,
     cited = list(dict.fromkeys(prompt.labels[e["passage"]] for e in answer["evidence"]))
     reasons = structure_reasons(answer, triples, prompt.type, prompt.n_passages, cited)
     try:
-        grounded = grounded_indicator(triples, answer["target"])
-    except ComlqError:  # the triples form no known type (already a check reason)
+        grounded = grounded_indicator(triples, answer["target"], prompt.type)
+    except ComlqError:  # the triples do not form the intended type (already a check reason)
         grounded = get_type(prompt.type).indicator
     grade = 2 if len(cited) == 1 else 1  # ComLQ: one passage holding all the evidence -> 2, else 1 each
     return Item(

@@ -29,7 +29,8 @@ from pipeline.llm.build import build_item
 from pipeline.llm.client import CallError, LLMClient
 from pipeline.llm.grouping import mention_graph, passage_groups, spread
 from pipeline.llm.ledger import Ledger
-from pipeline.llm.parse import logical_form_parser, parse_answer
+from pipeline.llm.parse import parse_answer
+from pipeline.logical_form import parse as parse_logical_form
 from pipeline.llm.prompts import fix_message, render
 from pipeline.querytypes import TYPE_NAMES, get_type
 from pipeline.records import Item, Passage
@@ -139,7 +140,7 @@ def _build_shared_state() -> None:
     here: functools.cache does not lock, so the first workers would each build them (~30 ms apiece)."""
     for name in TYPE_NAMES:  # the structure check may classify an answer as any type
         _ = get_type(name).pattern
-    logical_form_parser()
+    parse_logical_form('"warm-up"')
     validator("llm_output")
 
 

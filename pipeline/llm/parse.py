@@ -10,27 +10,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
-from lark import Lark, LarkError
-
-from pipeline.errors import RecordError
+from pipeline.errors import ComlqError, RecordError
+from pipeline.logical_form import parse as parse_logical_form
 from pipeline.schemas import validate
-
-# ITLR's query syntax (T -> U OR U | U; U -> V AND V | V; V -> NOT W | W; W -> "string" | (T)),
-# with chains such as a AND b AND c allowed, since 3i and 3in need three terms. Only a parse
-# check: the retrieval stage builds the evaluated tree.
-_LOGICAL_FORM = r"""
-?or_expr: and_expr ("OR" and_expr)*
-?and_expr: not_expr ("AND" not_expr)*
-?not_expr: "NOT" atom -> negation
-         | atom
-?atom: ESCAPED_STRING | "(" or_expr ")"
-%import common.ESCAPED_STRING
-%import common.WS
-%ignore WS
-"""
 
 _FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)
 
@@ -41,17 +25,12 @@ class ParseError:
     detail: str
 
 
-@cache
-def logical_form_parser() -> Lark:
-    return Lark(_LOGICAL_FORM, start="or_expr", parser="lalr")
-
-
 def logical_form_error(text: str) -> str | None:
-    """None when `text` parses as an ITLR query, else the parser's complaint (one line)."""
+    """None when `text` parses as an ITLR logical form, else the parser's complaint (one line)."""
     try:
-        logical_form_parser().parse(text)
-    except LarkError as exc:
-        return str(exc).strip().splitlines()[0]
+        parse_logical_form(text)
+    except ComlqError as exc:
+        return str(exc).splitlines()[0]
     return None
 
 

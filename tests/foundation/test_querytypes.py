@@ -97,3 +97,10 @@ def test_bad_indicator_and_unknown_type_are_clear_errors():
         parse_indicator("{?x | (?x, R1)}")
     with pytest.raises(ComlqError, match="unknown query type '4p'"):
         get_type("4p")
+
+
+def test_formatting_with_a_known_type_skips_classification_but_still_checks():
+    graph = query_graph(KUBRICK_2IN, "?x")
+    assert format_indicator(graph, "2in") == format_indicator(graph)
+    with pytest.raises(ComlqError, match="does not have the structure of 2i"):
+        format_indicator(graph, "2i")

@@ -3,8 +3,8 @@ import pytest
 
 from pipeline.errors import ComlqError
 from retrieval.base import Corpus, Query
-from retrieval.itlr import (CALIBRATIONS, OPERATORS, And, ITLRRetriever, Not, Or, Term, evaluate, parse, terms,
-                            to_string)
+from pipeline.logical_form import And, Not, Or, Term, parse, terms, to_string
+from retrieval.itlr import CALIBRATIONS, OPERATORS, ITLRRetriever, evaluate
 
 A, B, C, D = Term("a"), Term("b"), Term("c"), Term("d")
 
@@ -17,7 +17,7 @@ A, B, C, D = Term("a"), Term("b"), Term("c"), Term("d")
     ('"a" AND NOT "b" OR NOT "c"', Or((And((A, Not(B))), Not(C)))),
     ('("a" OR "b") AND "c"', And((Or((A, B)), C))),
     ('NOT ("a" OR "b")', Not(Or((A, B)))),
-    ('NOT NOT "a"', Not(Not(A))),
+    ('NOT (NOT "a")', Not(Not(A))),
     ('"a" AND "b" AND "c" OR "d"', Or((And((A, B, C)), D))),
     ('"a" and not "b"', And((A, Not(B)))),  # keywords in any case
     ("'a' AND \"b\"", And((A, B))),

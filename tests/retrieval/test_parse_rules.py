@@ -1,6 +1,6 @@
 import pytest
 
-from retrieval.itlr import parse
+from pipeline.logical_form import parse
 from retrieval.parse_rules import to_logical_form
 
 
