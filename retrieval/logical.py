@@ -32,7 +32,8 @@ import numpy as np
 
 from pipeline.errors import ComlqError
 from retrieval.base import Corpus, Query, Run, top_k
-from retrieval.itlr import Node, Parser, TermScorer, parse, terms
+from pipeline.logical_form import Node, parse, terms
+from retrieval.itlr import Parser, TermScorer
 
 
 @dataclass(frozen=True)
