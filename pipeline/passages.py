@@ -19,7 +19,7 @@ from typing import Any
 
 from pipeline.errors import ComlqError, RecordError
 from pipeline.records import Passage
-from pipeline.schemas import read_jsonl, validate, write_jsonl
+from pipeline.schemas import iter_jsonl, read_jsonl, validate, write_jsonl
 
 SAMPLE_PATH = Path(__file__).parent / "data" / "wiki_sample.jsonl.gz"
 WORDS_PER_PASSAGE = 100
@@ -99,21 +99,10 @@ def _beir_record(row: dict[str, Any], source: str) -> dict[str, Any]:
 
 
 def _from_beir(path: Path) -> Iterator[Passage]:
-    for lineno, row in _numbered_json(path):
+    for where, row in iter_jsonl(path):
         record = _beir_record(row, path.name)
-        validate(record, "passage", f"{path}:{lineno}")
+        validate(record, "passage", where)
         yield Passage.from_dict(record)
-
-
-def _numbered_json(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with open(path, encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise RecordError(f"{path}:{lineno}", "", f"bad JSON: {exc.msg} (column {exc.colno})") from None
 
 
 def _from_parquet(path: Path) -> Iterator[Passage]:

@@ -71,8 +71,8 @@ def _open_text(path: Path, mode: str):
     return open(path, mode, encoding="utf-8")
 
 
-def read_jsonl(path: str | os.PathLike[str], schema: str | None) -> Iterator[dict[str, Any]]:
-    """Yield the records of a JSONL (or .jsonl.gz) file, validated against `schema`."""
+def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[str, Any]]:
+    """(where, record) for each non-empty line of a JSONL (or .jsonl.gz) file; where = 'file:line'."""
     path = Path(path)
     if not path.is_file():
         raise ComlqError(f"{path}: no such file")
@@ -82,12 +82,17 @@ def read_jsonl(path: str | os.PathLike[str], schema: str | None) -> Iterator[dic
                 continue
             where = f"{path}:{lineno}"
             try:
-                record = json.loads(line)
+                yield where, json.loads(line)
             except json.JSONDecodeError as exc:
                 raise RecordError(where, "", f"bad JSON: {exc.msg} (column {exc.colno})") from None
-            if schema is not None:
-                validate(record, schema, where)
-            yield record
+
+
+def read_jsonl(path: str | os.PathLike[str], schema: str | None) -> Iterator[dict[str, Any]]:
+    """Yield the records of a JSONL (or .jsonl.gz) file, validated against `schema`."""
+    for where, record in iter_jsonl(path):
+        if schema is not None:
+            validate(record, schema, where)
+        yield record
 
 
 class AtomicWriter:

@@ -1,7 +1,7 @@
 """Read a BEIR folder: corpus.jsonl, queries.jsonl, qrels/{split}.tsv and, when present,
 violations/{split}.tsv (the project's export: header "query-id<TAB>corpus-id<TAB>violates").
 
-queries.jsonl may carry the optional fields type, logical_form and negations. ComLQ's type
+queries.jsonl may carry the optional fields type, n_passages, logical_form and negations. ComLQ's type
 values end in _1/_2/_3 (the number of evidence passages); they are split into the base type
 and n_passages.
 """
@@ -9,7 +9,6 @@ and n_passages.
 from __future__ import annotations
 
 import csv
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import ComlqError
+from pipeline.schemas import iter_jsonl
 from retrieval.base import Corpus, Qrels, Query, Violations
 
 _TYPE = re.compile(r"^(?P<base>.+?)_(?P<n>[123])$")
@@ -39,20 +39,10 @@ class BeirData:
 
 
 def _jsonl(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    if not path.is_file():
-        raise ComlqError(f"{path}: no such file")
-    with open(path, encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ComlqError(f"{where}: bad JSON: {exc.msg}") from None
-            if not isinstance(record, dict) or "_id" not in record:
-                raise ComlqError(f"{where}: field '_id': is missing")
-            yield where, record
+    for where, record in iter_jsonl(path):
+        if not isinstance(record, dict) or "_id" not in record:
+            raise ComlqError(f"{where}: field '_id': is missing")
+        yield where, record
 
 
 def _tsv(path: Path, columns: int) -> Iterator[tuple[str, list[str]]]:
@@ -100,6 +90,7 @@ def _query(where: str, record: dict[str, Any]) -> Query:
     if not isinstance(text, str) or not text.strip():
         raise ComlqError(f"{where}: field 'text': is missing or empty")
     base, n_passages = split_type(record.get("type"))
+    n_passages = n_passages or record.get("n_passages")  # ComLQ: type suffix; our exports: a field
     logical_form = record.get("logical_form") or None
     negations = record.get("negations")
     if negations is not None and not isinstance(negations, int):

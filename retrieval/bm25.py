@@ -6,6 +6,7 @@ passage, so ITLR can run over BM25 as well as over dense similarities.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,6 +21,7 @@ class BM25Retriever:
         import bm25s
         import Stemmer
 
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets its own logger to DEBUG
         self._bm25s = bm25s
         self._stemmer = Stemmer.Stemmer("english")
         self._model = bm25s.BM25(k1=k1, b=b, method=method)

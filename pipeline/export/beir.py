@@ -2,7 +2,7 @@
 
     corpus.jsonl                  {"_id", "title", "text"}: every evidence, judged, violating and
                                   source passage, plus N distractors drawn (seeded) from the pool
-    queries.jsonl                 {"_id", "text", "type", "logical_form", "negations", "split"}
+    queries.jsonl                 {"_id", "text", "type", "n_passages", "logical_form", "negations", "split"}
     qrels/{split}.tsv             query-id, corpus-id, score (graded 0/1/2), with BEIR's header row
     violations/{split}.tsv        query-id, corpus-id, violates (1): the LSNC@K labels
 
@@ -44,7 +44,7 @@ def write_beir(folder: Path, rows_by_split: Mapping[str, list[dict[str, Any]]], 
     queries = sorted(((split, row) for split, rows in rows_by_split.items() for row in rows),
                      key=lambda pair: pair[1]["id"])
     write_jsonl(folder / "queries.jsonl",
-                ({"_id": row["id"], "text": row["question"], "type": row["type"],
+                ({"_id": row["id"], "text": row["question"], "type": row["type"], "n_passages": row["n_passages"],
                   "logical_form": row["logical_form"], "negations": row["negations"], "split": split}
                  for split, row in queries), "beir_query")
     for split in SPLITS:

@@ -361,7 +361,8 @@ def export_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
     """RUN (items, or review/reviewed.jsonl when reviewed) -> RUN/export (DatasetDict, Parquet, BEIR, card)."""
     cfg = run_config(config)
     run = Path(run_dir)
-    inputs = [run / name for name in ("items.jsonl", "passages.jsonl", "stats.json", "review/reviewed.jsonl")]
+    inputs = [run / name for name in ("items.jsonl", "passages.jsonl", "stats.json", "rejected.jsonl",
+                                      "review/reviewed.jsonl", "review/agreement.json")]  # all the card reads
     stage_key = markers.key(cfg.export, *(markers.digest(path) for path in inputs))
     return once(run_dir, "export", stage_key, [run / "export" / "beir"],
                 lambda: export_task(run_dir, str(run / "export"), cfg.export))
