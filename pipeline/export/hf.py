@@ -52,9 +52,11 @@ def write_hf(datasets: DatasetDict, out: Path) -> None:
     disable_progress_bars()  # a few hundred rows: the bars are noise in the run's output
     try:
         datasets.save_to_disk(str(out / "dataset"))
-        (out / "parquet").mkdir(parents=True, exist_ok=True)
+        # The Hub's layout (data/<split>-NNNNN-of-NNNNN.parquet), which the card's YAML header
+        # names: `load_dataset(EXPORT)` works on the folder as it will on the Hub.
+        (out / "data").mkdir(parents=True, exist_ok=True)
         for split, dataset in datasets.items():
-            dataset.to_parquet(str(out / "parquet" / f"{split}.parquet"))
+            dataset.to_parquet(str(out / "data" / f"{split}-00000-of-00001.parquet"))
     finally:
         if bars:
             enable_progress_bars()

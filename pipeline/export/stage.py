@@ -1,7 +1,7 @@
 """Export stage: a run folder -> EXPORT/ (DatasetDict, Parquet, BEIR folder, dataset card).
 
     EXPORT/dataset/          DatasetDict.save_to_disk, splits train/validation/test
-    EXPORT/parquet/          {train,validation,test}.parquet
+    EXPORT/data/             <split>-00000-of-00001.parquet (the Hub's layout; `load_dataset(EXPORT)` reads it)
     EXPORT/beir/             corpus.jsonl, queries.jsonl, qrels/<split>.tsv, violations/<split>.tsv
     EXPORT/README.md         dataset card
 
@@ -29,7 +29,7 @@ from pipeline.export.split import SPLITS, SplitUnit, assign_splits, leakage_grou
 from pipeline.passages import SAMPLE_PATH, load_passages
 from pipeline.schemas import validate
 
-EXPORT_ENTRIES = {"dataset", "parquet", "beir", "README.md"}
+EXPORT_ENTRIES = {"dataset", "data", "beir", "README.md"}
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 from beir.datasets.data_loader import GenericDataLoader
-from datasets import load_from_disk
+from datasets import load_dataset, load_from_disk
 
 from pipeline.cli import main
 from pipeline.config import ExportConfig
@@ -78,7 +78,10 @@ def test_dataset_round_trip(offline_run: Path, offline_export: Path) -> None:
 def test_parquet_holds_the_same_rows(offline_export: Path) -> None:
     rows = _rows(offline_export)
     for split in SPLITS:
-        assert pq.read_table(offline_export / "parquet" / f"{split}.parquet").to_pylist() == rows[split]
+        assert pq.read_table(offline_export / "data" / f"{split}-00000-of-00001.parquet").to_pylist() == rows[split]
+    # The card's YAML header names these files, so the folder loads as it will from the Hub.
+    loaded = load_dataset(str(offline_export))
+    assert {split: loaded[split].num_rows for split in SPLITS} == {split: len(rows[split]) for split in SPLITS}
 
 
 def test_beir_round_trip_with_beir_loader(offline_run: Path, offline_export: Path) -> None:
