@@ -333,10 +333,11 @@ def collect_review_flow(run_dir: str | None = None, runs_root: str = "runs", con
                 f"## Review deadline passed\n\n{run}: {pending} items had fewer than "
                 f"{cfg.review.annotators_per_item} votes after {deadline_hours} h; they are left out of the export "
                 "(listed as pending in review/reviewed.jsonl).", key="comlq-review-overdue")
-        markers.mark(run, "review", markers.key(pushed["key"]), statuses)
         export_flow(run, config)
         if evaluate:
             evaluate_flow(run, config)
+        # marked last: a run whose export or evaluation failed stays pending, so the next collect retries it
+        markers.mark(run, "review", markers.key(pushed["key"]), statuses)
         finished.append(run)
     message = f"collected {len(finished)} run(s): {', '.join(finished) or '-'}; waiting: {', '.join(waiting) or '-'}"
     if waiting:

@@ -95,3 +95,24 @@ def test_after_the_deadline_collect_continues_with_pending_items_reported(
     assert calls["export"] == 1 and calls["run_evaluation"] == 0
     marker = json.loads((run_dir / ".comlq" / "review.json").read_text())
     assert marker["counts"] == {"accepted": 3, "pending": len(studio.tasks) - 3}
+
+
+def test_a_run_whose_export_failed_stays_pending_and_the_next_collect_finishes_it(
+        build_benchmark: Any, studio: FakeLabelStudio, calls: Counter[str], small_config: Path, tmp_path: Path) -> None:
+    from pipeline.errors import ComlqError
+    from pipeline.orchestration.flows import collect_review_flow
+
+    def full_disk(*args: Any, **kwargs: Any) -> Any:
+        raise ComlqError("no space left on device")
+
+    run_dir = tmp_path / "runs" / "failed"
+    build_benchmark(run_dir, review=True)
+    studio.annotated = set(studio.tasks)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr("pipeline.export.stage.export", full_disk)
+        state = collect_review_flow(runs_root=str(tmp_path / "runs"), config=str(small_config), evaluate=False,
+                                    return_state=True)
+    assert state.is_failed() and calls["export"] == 0
+    state = collect_review_flow(runs_root=str(tmp_path / "runs"), config=str(small_config), evaluate=False,
+                                return_state=True)
+    assert state.result()["finished"] == [str(run_dir)] and calls["export"] == 1

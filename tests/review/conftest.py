@@ -2,7 +2,8 @@
 
 `ls` is a real Label Studio server, started once per session on 127.0.0.1:18080 with a temporary
 data dir (installed into .venv-ls first when missing) and stopped at the end; only tests that ask
-for it start it, so `-m "not labelstudio"` runs without a server. `case`, `make_run` and
+for it start it, so `-m "not labelstudio"` runs without a server. `prefect_harness` is Prefect's
+test API for the review flows against that server. `case`, `make_run` and
 `assert_matches_case` give the fixture run folder and the hand-computed case (as fixtures, so
 they work under any pytest import mode).
 """
@@ -19,10 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from label_studio_sdk import LabelStudio
 
 from annotation import server
+from annotation.client import connect, export_tasks, find_project
+from annotation.results import regions
 from annotation.users import add_annotator, user_token
 from pipeline.config import ReviewConfig
+from pipeline.orchestration.settings import EPHEMERAL_STARTUP_TIMEOUT_SECONDS, configure
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -47,6 +52,18 @@ class LabelStudioHarness:
             self.tokens[email] = user_token(self.config.url, email, self.passwords[email])
         return self.tokens[email]
 
+    def annotate(self, config: ReviewConfig, votes: dict[str, list[dict[str, Any]]]) -> None:
+        """Each annotator submits their votes (item id -> records like review_case.json's `votes`)
+        through the API with their own token."""
+        admin = connect(config)
+        tasks = {t["data"]["item_id"]: t for t in export_tasks(admin, find_project(admin, config.project_title).id)}
+        for item_id, item_votes in votes.items():
+            task = tasks[item_id]
+            for vote in item_votes:
+                as_annotator = LabelStudio(base_url=config.url, api_key=self.annotator(vote["annotator"]))
+                as_annotator.annotations.create(id=task["id"], result=regions(
+                    task["data"], vote["structure_ok"], vote["evidence_spread"], vote["relevance"]))
+
     def restart(self) -> None:
         server.stop(self.config, log=lambda _: None)
         server.start(self.config, log=lambda _: None)
@@ -63,6 +80,18 @@ def ls(tmp_path_factory) -> Iterator[LabelStudioHarness]:
         yield LabelStudioHarness(config)
     finally:
         server.stop(config, log=lambda _: None)
+
+
+@pytest.fixture(scope="session")
+def prefect_harness(tmp_path_factory) -> Iterator[Path]:
+    """Prefect's test API (like tests/flows/conftest.py's `harness`); yields the folder holding
+    its home and result storage, set before Prefect is imported (it reads its settings then)."""
+    folder = tmp_path_factory.mktemp("prefect")
+    configure(folder)
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=EPHEMERAL_STARTUP_TIMEOUT_SECONDS):
+        yield folder
 
 
 # ---------------------------------------------------------------- the fixture run and the hand-computed case

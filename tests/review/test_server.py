@@ -8,7 +8,7 @@ from label_studio_sdk import LabelStudio
 from annotation.client import connect, export_tasks, find_project
 from annotation.pull import pull
 from annotation.push import push
-from annotation.results import regions, structure_region
+from annotation.results import structure_region
 from pipeline.cli import main
 from pipeline.schemas import read_json, read_jsonl
 
@@ -22,25 +22,13 @@ def _cli(monkeypatch, tmp_path, ls, *argv: str) -> int:
     return main([*argv, "--config", str(config)])
 
 
-def _annotate(ls, config, case) -> None:
-    """Each annotator submits the case's votes through the API with their own token."""
-    admin = connect(config)
-    tasks = {t["data"]["item_id"]: t for t in export_tasks(admin, find_project(admin, config.project_title).id)}
-    for item_id, votes in case["votes"].items():
-        for vote in votes:
-            as_annotator = LabelStudio(base_url=config.url, api_key=ls.annotator(vote["annotator"]))
-            task = tasks[item_id]
-            as_annotator.annotations.create(id=task["id"], result=regions(
-                task["data"], vote["structure_ok"], vote["evidence_spread"], vote["relevance"]))
-
-
 @pytest.fixture(scope="module")
 def annotated(ls, tmp_path_factory, make_run, case):
     """A run folder pushed once and annotated by the three annotators of the hand-computed case."""
     run = make_run(tmp_path_factory.mktemp("run"))
     config = ls.project("round trip")
     first = push(run, config)
-    _annotate(ls, config, case)
+    ls.annotate(config, case["votes"])
     return run, config, case, first
 
 
