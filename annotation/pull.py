@@ -8,11 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.config import ReviewConfig
-from jsonschema.exceptions import best_match
-
-from pipeline.errors import ComlqError, RecordError
+from pipeline.errors import ComlqError
 from pipeline.records import ReviewVote
-from pipeline.schemas import load_schema, validator, write_json, write_jsonl
+from pipeline.schemas import write_json, write_jsonl
 
 from annotation.agreement import agreement
 from annotation.client import connect, export_tasks, find_project, service_errors, user_emails
@@ -30,17 +28,6 @@ class PullResult:
     def describe(self) -> str:
         counts = ", ".join(f"{n} {status}" for status, n in sorted(self.counts.items()))
         return f"wrote {self.reviewed} ({counts}) and {self.agreement}"
-
-
-# The item half of a reviewed record was validated when items.jsonl was read and is written back
-# unchanged; validating only the review half keeps a 5,000-item pull quick.
-_REVIEW = validator("reviewed_item").evolve(schema=load_schema("reviewed_item")["properties"]["review"])
-
-
-def _check_review(review: dict[str, Any], where: str) -> None:
-    error = best_match(_REVIEW.iter_errors(review))
-    if error is not None:
-        raise RecordError(where, ".".join(["review", *map(str, error.absolute_path)]), error.message)
 
 
 def _annotator(annotation: dict[str, Any], emails: dict[int, str]) -> str:
@@ -78,9 +65,7 @@ def pull(run_dir: str | Path, config: ReviewConfig) -> PullResult:
     reviewed = [{"item": item, "review": decide(item, votes.get(item["id"], []), config.annotators_per_item)}
                 for item in items]
     out = run_dir / "review"
-    for n, record in enumerate(reviewed, start=1):
-        _check_review(record["review"], f"{out / 'reviewed.jsonl'} (record {n})")
-    write_jsonl(out / "reviewed.jsonl", reviewed, None)
+    write_jsonl(out / "reviewed.jsonl", reviewed, "reviewed_item")
     write_json(out / "agreement.json", agreement(reviewed, config.annotators_per_item), "agreement")
     return PullResult(out / "reviewed.jsonl", out / "agreement.json",
                       dict(Counter(r["review"]["status"] for r in reviewed)))

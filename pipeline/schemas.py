@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
@@ -28,12 +29,14 @@ SCHEMA_NAMES = ("passage", "item", "rejected", "review_vote", "reviewed_item", "
 
 
 @cache
+def _all_schemas() -> tuple[dict[str, Any], ...]:
+    return tuple(json.loads(entry.read_text(encoding="utf-8")) for entry in resources.files("schemas").iterdir()
+                 if entry.name.endswith(".schema.json"))
+
+
+@cache
 def _registry() -> Registry:
-    registry = Registry()
-    for entry in resources.files("schemas").iterdir():
-        if entry.name.endswith(".schema.json"):
-            schema = json.loads(entry.read_text(encoding="utf-8"))
-            registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
+    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in _all_schemas())
     return registry.crawl()  # resolve $refs once, not on every validation
 
 
@@ -50,8 +53,18 @@ def validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(load_schema(name), registry=_registry())
 
 
+@cache
+def _fast_validator(name: str) -> Any:
+    # jsonschema-rs checks a valid record ~100x faster than the pure-Python validator, which
+    # then only runs on an invalid record, to name its first failing field.
+    registry = jsonschema_rs.Registry([(s["$id"], s) for s in _all_schemas()])
+    return jsonschema_rs.validator_for(load_schema(name), registry=registry)
+
+
 def validate(record: Any, schema: str, where: str = "<record>") -> None:
     """Raise RecordError naming `where` and the first failing field."""
+    if _fast_validator(schema).is_valid(record):
+        return
     errors = sorted(validator(schema).iter_errors(record), key=lambda e: (len(e.path), list(map(str, e.path))))
     if not errors:
         return

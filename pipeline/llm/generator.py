@@ -34,7 +34,7 @@ from pipeline.logical_form import parse as parse_logical_form
 from pipeline.llm.prompts import fix_message, render
 from pipeline.querytypes import TYPE_NAMES, get_type
 from pipeline.records import Item, Passage
-from pipeline.schemas import validator, write_json
+from pipeline.schemas import write_json
 
 Outcome = Item | dict[str, Any]  # an item, or a rejected record (schemas/rejected)
 
@@ -136,12 +136,11 @@ def generate_llm(passages: dict[str, Passage], config: Config, types: tuple[str,
 
 
 def _build_shared_state() -> None:
-    """Build the cached parsers, pattern graphs and answer validator every worker uses, once and
+    """Build the cached parsers and pattern graphs every worker uses, once and
     here: functools.cache does not lock, so the first workers would each build them (~30 ms apiece)."""
     for name in TYPE_NAMES:  # the structure check may classify an answer as any type
         _ = get_type(name).pattern
     parse_logical_form('"warm-up"')
-    validator("llm_output")
 
 
 def _check_settings(concurrency: int, passage_counts: tuple[int, ...], passages: dict[str, Passage]) -> None:

@@ -80,3 +80,19 @@ def test_gzip_output_is_deterministic(tmp_path):
     write_jsonl(tmp_path / "b.jsonl.gz", rows, "passage")
     assert (tmp_path / "a.jsonl.gz").read_bytes() == (tmp_path / "b.jsonl.gz").read_bytes()
     assert list(read_jsonl(tmp_path / "a.jsonl.gz", "passage")) == rows
+
+
+def test_fast_and_exact_validators_agree():
+    # validate() answers valid records with jsonschema-rs and explains invalid ones with jsonschema.
+    from pipeline.schemas import _fast_validator, validator
+
+    good = make_item().to_dict()
+    bad_records = [good | {"type": "4p"}, good | {"answers": []}, {k: v for k, v in good.items() if k != "id"},
+                   good | {"triples": [{"subject": "A", "relation": "r"}]}, good | {"extra": 1}]
+    for record in [good, *bad_records]:
+        assert _fast_validator("item").is_valid(record) == validator("item").is_valid(record)
+    reviewed = {"item": good, "review": {"status": "done", "votes": [], "structure_ok": None, "evidence_spread": None,
+                                         "relevance": {}, "flags": [], "qrels": {}}}
+    assert not _fast_validator("reviewed_item").is_valid(reviewed) and not validator("reviewed_item").is_valid(reviewed)
+    with pytest.raises(RecordError, match=r"field 'review.status'"):
+        validate(reviewed, "reviewed_item", "r.jsonl:1")
