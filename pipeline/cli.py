@@ -9,9 +9,6 @@ from collections.abc import Callable, Sequence
 
 from pipeline.errors import ComlqError
 
-Handler = Callable[[argparse.Namespace], int | None]
-
-
 def _types(args: argparse.Namespace) -> None:
     from pipeline.querytypes import CATALOGUE
 

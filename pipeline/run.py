@@ -32,8 +32,8 @@ class RunResult:
     counts: dict[str, dict[str, Any]] = field(default_factory=dict)  # stage -> counts
 
     def describe(self) -> str:
-        lines = [f"run folder: {self.out} ({self.state})"]
-        lines += [f"  {what}: {path}" for what, path in self.written.items()]
+        lines = [f"run folder: {self.out} ({self.state})",
+                 "  wrote: " + ", ".join(path.name + ("/" if path.is_dir() else "") for path in self.written.values())]
         for stage, counts in self.counts.items():
             shown = {k: v for k, v in counts.items() if not k.startswith("items ")}  # not per type
             lines.append(f"  {stage}: " + ", ".join(f"{k} {v}" for k, v in shown.items()))
