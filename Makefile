@@ -25,7 +25,7 @@ run: install
 # and Debian's Chromium for the browser test (CI runs as root).
 test-deps: install
 	$(BIN)/comlq review server install
-	test -x /usr/bin/chromium || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium)
+	test -x /usr/bin/chromium || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
 
 test: install test-deps
 	$(BIN)/python -m pytest
