@@ -2,8 +2,8 @@
 
 A unit is one judgement several annotators made: an item's structure answer, its evidence-spread
 answer (multi-passage items only) or one passage's grade. Only items with all their votes count
-(pending items are left out); each unit keeps the first `needed` votes, so Fleiss' kappa sees a
-constant number of raters. Yes/no answers are nominal data; grades 0/1/2 are ordinal for alpha.
+(pending items are left out); each unit keeps the votes the decision counted (the first `needed`,
+vote.counted_votes), so Fleiss' kappa sees a constant number of raters. Yes/no answers are nominal data; grades 0/1/2 are ordinal for alpha.
 A statistic that is undefined (every rating the same, or no units) is null.
 """
 
@@ -17,6 +17,10 @@ from typing import Any
 import krippendorff
 import numpy as np
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+from pipeline.records import ReviewVote
+
+from annotation.vote import counted_votes
 
 QUESTIONS = {"structure_ok": "nominal", "evidence_spread": "nominal", "relevance": "ordinal"}
 
@@ -71,7 +75,7 @@ def agreement(reviewed: list[dict[str, Any]], needed: int) -> dict[str, Any]:
         if review["status"] == "pending":
             continue
         complete += 1
-        votes = sorted(review["votes"], key=lambda v: v.get("annotation_id") or 0)[:needed]
+        votes = [v.to_dict() for v in counted_votes([ReviewVote.from_dict(v) for v in review["votes"]], needed)]
         for question in QUESTIONS:
             if question == "evidence_spread" and item["n_passages"] == 1:
                 continue

@@ -17,7 +17,7 @@ from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
 from pipeline.resources import package_data
 
-from annotation.server import api_token
+from annotation.server import api_token, token_rejected
 
 TIMEOUT = 300.0  # seconds; a 5,000-task import or export is one request
 
@@ -27,24 +27,28 @@ def labeling_config() -> str:
 
 
 @contextmanager
-def service_errors(url: str) -> Iterator[None]:
-    """Turn transport and API failures into one-line ComlqErrors."""
+def service_errors(url: str, config: ReviewConfig | None = None) -> Iterator[None]:
+    """Turn transport and API failures into one-line ComlqErrors (a 401 explains the admin token
+    when `config`, whose token the request used, is given)."""
     try:
         yield
     except httpx.TransportError:
         raise ComlqError(f"Label Studio is not reachable at {url} (start it with `comlq review server start`)") from None
     except httpx.HTTPStatusError as exc:
+        if exc.response.status_code == 401 and config is not None:
+            raise token_rejected(config) from None
         raise ComlqError(f"Label Studio at {url} answered {exc.response.status_code} to {exc.request.url.path}") from None
     except ApiError as exc:
         if exc.status_code == 401:
-            raise ComlqError(f"Label Studio at {url} rejected the API token (check review.token_env)") from None
+            raise (token_rejected(config) if config is not None else
+                   ComlqError(f"Label Studio at {url} rejected the API token")) from None
         body = exc.body if isinstance(exc.body, str) else json.dumps(exc.body)
         raise ComlqError(f"Label Studio at {url} answered {exc.status_code}: {body[:300]}") from None
 
 
 def connect(config: ReviewConfig) -> LabelStudio:
     client = LabelStudio(base_url=config.url.rstrip("/"), api_key=api_token(config), timeout=TIMEOUT)
-    with service_errors(config.url):
+    with service_errors(config.url, config):
         # fail here, before any work, when the server is down (no SDK retries) or the token wrong
         httpx.get(f"{config.url.rstrip('/')}/health", timeout=10.0).raise_for_status()
         client.users.whoami()

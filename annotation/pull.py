@@ -54,7 +54,7 @@ def pull(run_dir: str | Path, config: ReviewConfig) -> PullResult:
     run_dir = Path(run_dir)
     items, _ = review_items(run_dir, config)
     client = connect(config)
-    with service_errors(config.url):
+    with service_errors(config.url, config):
         project = find_project(client, config.project_title)
         if project is None:
             raise ComlqError(f"no Label Studio project titled '{config.project_title}' (run `comlq review push` first)")

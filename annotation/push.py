@@ -93,7 +93,7 @@ def push(run_dir: str | Path, config: ReviewConfig, passages_path: str | Path | 
         for task, item in zip(tasks, items):
             task["predictions"] = [check_prediction(item)]
     client = connect(config)
-    with service_errors(config.url):
+    with service_errors(config.url, config):
         project = ensure_project(client, config)
         on_server = task_ids_by_item(config, project.id)
         new = [t for t in tasks if t["data"]["item_id"] not in on_server]

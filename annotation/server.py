@@ -163,6 +163,20 @@ def api_token(config: ReviewConfig) -> str:
     return token
 
 
+def token_rejected(config: ReviewConfig) -> ComlqError:
+    """Label Studio creates the admin and its token at the first start of a data dir only."""
+    server = Server.from_config(config)
+    return ComlqError(f"Label Studio at {server.url} rejected the API token: it must be the token the server in "
+                      f"{server.data_dir} was first started with (check ${config.token_env} / review.token_env)")
+
+
+def _check_token(config: ReviewConfig, server: Server) -> None:
+    response = httpx.get(f"{server.url}/api/current-user/whoami", timeout=30.0,
+                         headers={"Authorization": f"Token {api_token(config)}"})
+    if response.status_code == 401:
+        raise token_rejected(config)
+
+
 def _offline_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in _UNSET} | _OFFLINE
 
@@ -179,13 +193,19 @@ def server_env(config: ReviewConfig, server: Server) -> dict[str, str]:
 
 
 def start(config: ReviewConfig, timeout: float = 300.0, log: Callable[[str], None] = print) -> int:
-    """Start the server (installing it when missing) and wait for /health; returns its pid."""
+    """Start the server (installing it when missing), wait for /health and check the API token;
+    returns its pid. A server already started from this data dir is waited for, never started twice."""
     server = Server.from_config(config)
     pid = server.pid()
-    if pid is not None and server.healthy():
-        log(f"Label Studio already running at {server.url} (pid {pid})")
-        return pid
-    if pid is None and server.port_in_use():
+    if pid is not None:
+        # ours, maybe still booting: wait for it; a second server would orphan it and share its database
+        if _wait_healthy(server, timeout, running=lambda: server.pid() is not None):
+            _check_token(config, server)
+            log(f"Label Studio already running at {server.url} (pid {pid})")
+            return pid
+        if server.pid() is not None:
+            raise ComlqError(f"Label Studio (pid {pid}) is running but not healthy; see {server.log_file}")
+    if server.port_in_use():
         # Label Studio would silently move to the next free port; refuse instead
         raise ComlqError(f"port {server.port} is in use by another process (set review.url to a free port)")
     env = server_env(config, server)
@@ -200,18 +220,28 @@ def start(config: ReviewConfig, timeout: float = 300.0, log: Callable[[str], Non
         process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL, start_new_session=True)
     server.pid_file.write_text(f"{process.pid}\n")
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            server.pid_file.unlink(missing_ok=True)
-            raise ComlqError(f"Label Studio exited with code {process.returncode} while starting; see {server.log_file}")
-        if server.healthy():
-            log(f"Label Studio running at {server.url} (pid {process.pid}, data in {server.data_dir})")
-            return process.pid
-        time.sleep(0.5)
+    if _wait_healthy(server, timeout, running=lambda: process.poll() is None):
+        _check_token(config, server)  # the server keeps running: the token is what needs fixing
+        log(f"Label Studio running at {server.url} (pid {process.pid}, data in {server.data_dir})")
+        return process.pid
+    if process.poll() is not None:
+        server.pid_file.unlink(missing_ok=True)
+        raise ComlqError(f"Label Studio exited with code {process.returncode} while starting; see {server.log_file}")
     _terminate(process.pid)
     server.pid_file.unlink(missing_ok=True)
     raise ComlqError(f"Label Studio did not answer {server.url}/health within {timeout:.0f} s; see {server.log_file}")
+
+
+def _wait_healthy(server: Server, timeout: float, running: Callable[[], bool]) -> bool:
+    """Poll /health until it answers (True), or until the server process ends or `timeout` passes (False)."""
+    deadline = time.monotonic() + timeout
+    while running():
+        if server.healthy():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.5)
+    return False
 
 
 def _terminate(pid: int, grace: float = 30.0) -> None:

@@ -61,10 +61,8 @@ def add_annotator(config: ReviewConfig, email: str, password: str | None = None)
     url = config.url.rstrip("/")
     password = password or secrets.token_urlsafe(12)
     admin = {"Authorization": f"Token {api_token(config)}"}
-    with service_errors(url), httpx.Client(base_url=url, timeout=60.0) as session:
+    with service_errors(url, config), httpx.Client(base_url=url, timeout=60.0) as session:
         users = session.get("/api/users/", headers=admin)
-        if users.status_code == 401:
-            raise ComlqError(f"Label Studio at {url} rejected the API token (check review.token_env)")
         users.raise_for_status()
         if any((u.get("email") or "").lower() == email.lower() for u in users.json()):
             raise ComlqError(f"{email} already has an account on {url}")

@@ -2,6 +2,8 @@
 
 Rules (the README's review section states them for users):
 - fewer votes than `needed` (3): pending, no decision;
+- only the first `needed` votes count (counted_votes; agreement.py counts the same ones), so a
+  late extra annotation cannot turn a 2-1 majority into a tie; the item is flagged `extra_votes`;
 - yes/no questions: the strict majority; a tie (only possible with an even count) gives no answer;
 - passage grades: the strict majority; without one (a 0/1/2 three-way split) the median, flagged;
 - accepted when the structure is consistent and, for multi-passage items, the evidence is spread,
@@ -37,15 +39,23 @@ def majority_grade(grades: Sequence[int]) -> tuple[int | None, str | None]:
     return statistics.median_low(grades), kind
 
 
+def counted_votes(votes: Sequence[ReviewVote], needed: int) -> list[ReviewVote]:
+    """The votes a decision counts: the first `needed` by annotation id (Label Studio numbers
+    annotations in the order they are created; votes without an id keep their order, first)."""
+    return sorted(votes, key=lambda v: v.annotation_id or 0)[:needed]
+
+
 def decide(item: dict[str, Any], votes: Sequence[ReviewVote], needed: int) -> dict[str, Any]:
-    """The `review` block of a reviewed item (schemas/reviewed_item.schema.json)."""
+    """The `review` block of a reviewed item (schemas/reviewed_item.schema.json); it lists every
+    vote, but only counted_votes decide."""
     review: dict[str, Any] = {"status": "pending", "votes": [v.to_dict() for v in votes], "structure_ok": None,
                               "evidence_spread": None, "relevance": {}, "flags": [], "qrels": {}, "reason": None}
     if len(votes) < needed:
         review["reason"] = f"{len(votes)} of {needed} votes"
         return review
+    flags: list[str] = ["extra_votes"] if len(votes) > needed else []
+    votes = counted_votes(votes, needed)
     multi = item["n_passages"] > 1
-    flags: list[str] = []
     structure = majority([v.structure_ok for v in votes if v.structure_ok is not None])
     if structure is None:
         flags.append("tie:structure_ok")

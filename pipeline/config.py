@@ -9,9 +9,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import tomllib
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from pipeline.errors import ComlqError
 
@@ -101,13 +102,32 @@ class Config:
         return dataclasses.asdict(self)
 
 
+def _fits(value: Any, hint: Any) -> bool:
+    """Does a TOML value fit a field's annotation (int, float, str, bool, X | None, tuple, dict)?"""
+    if get_origin(hint) in (Union, types.UnionType):
+        return any(_fits(value, h) for h in get_args(hint))
+    if hint is type(None):
+        return value is None
+    if get_origin(hint) is tuple:
+        return isinstance(value, (list, tuple))
+    if get_origin(hint) is dict:
+        return isinstance(value, dict)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
 def _apply(section: Any, values: dict[str, Any], where: str) -> None:
     known = {f.name: f for f in dataclasses.fields(section)}
+    hints = get_type_hints(type(section))
     for key, value in values.items():
         if key not in known:
             raise ComlqError(f"{where}: unknown setting '{key}' (known: {', '.join(known)})")
-        current = getattr(section, key)
-        if isinstance(current, tuple) and isinstance(value, list):
+        if not _fits(value, hints[key]):
+            raise ComlqError(f"{where}: '{key}' must be {known[key].type}, not {value!r}")
+        if isinstance(value, list):
             value = tuple(value)
         setattr(section, key, value)
 

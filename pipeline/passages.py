@@ -12,7 +12,6 @@ Sources, named by one string (the CLI's `--source`):
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,8 @@ WORDS_PER_PASSAGE = 100
 
 def iter_passages(source: str, limit: int | None = None) -> Iterator[Passage]:
     """Passages from `source`, at most `limit` of them."""
+    if limit is not None and limit < 0:
+        raise ComlqError(f"the passage limit must be 0 or more, not {limit}")
     if source == "sample":
         passages = _from_passage_jsonl(SAMPLE_PATH)
     elif source.startswith("hf:"):
@@ -77,17 +78,12 @@ def _from_path(path: Path) -> Iterator[Passage]:
 
 
 def _is_beir(path: Path) -> bool:
-    """BEIR corpora use `_id`; peek at the first non-empty line."""
-    import gzip
-
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                try:
-                    return "_id" in json.loads(line)
-                except json.JSONDecodeError:
-                    return False  # let the validating reader report the line
+    """BEIR corpora use `_id`; peek at the first record."""
+    try:
+        for _, row in iter_jsonl(path):
+            return isinstance(row, dict) and "_id" in row
+    except RecordError:
+        return False  # the validating reader reports the line
     return False
 
 
@@ -100,6 +96,8 @@ def _beir_record(row: dict[str, Any], source: str) -> dict[str, Any]:
 
 def _from_beir(path: Path) -> Iterator[Passage]:
     for where, row in iter_jsonl(path):
+        if not isinstance(row, dict):
+            raise RecordError(where, "", f"expected a JSON object, got {type(row).__name__}")
         record = _beir_record(row, path.name)
         validate(record, "passage", where)
         yield Passage.from_dict(record)

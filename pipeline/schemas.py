@@ -90,7 +90,14 @@ def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[str, Any]]:
     if not path.is_file():
         raise ComlqError(f"{path}: no such file")
     with _open_text(path, "r") as handle:
-        for lineno, line in enumerate(handle, start=1):
+        lines = enumerate(handle, start=1)
+        while True:
+            try:
+                lineno, line = next(lines)
+            except StopIteration:
+                return
+            except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
+                raise RecordError(f"{path}", "", f"not UTF-8 JSON lines ({type(exc).__name__})") from None
             if not line.strip():
                 continue
             where = f"{path}:{lineno}"

@@ -7,11 +7,12 @@ trec_eval's strcmp on UTF-8 bytes).
 
 from __future__ import annotations
 
+import heapq
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 import numpy as np
 
@@ -48,7 +49,6 @@ class Corpus:
         return len(self.ids)
 
 
-@runtime_checkable
 class Retriever(Protocol):
     """Index a corpus once, then retrieve batches of queries."""
 
@@ -74,24 +74,38 @@ def ranked(scores: Mapping[str, float]) -> list[tuple[str, float]]:
     return sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)
 
 
-def top_k(ids: Sequence[str], scores: np.ndarray, k: int, rows: np.ndarray | None = None) -> dict[str, float]:
-    """The k best of `scores` in trec_eval order, as {id: score}; scores[i] belongs to ids[i], or
-    to ids[rows[i]] when `rows` is given (scores over a subset of the corpus).
+def top_positions(ids: Sequence[str], scores: np.ndarray, k: int, rows: np.ndarray | None = None) -> np.ndarray:
+    """Positions in `scores` of its k best entries in trec_eval order (unordered); scores[i]
+    belongs to ids[i], or to ids[rows[i]] when `rows` is given (scores over a subset of the corpus).
 
-    argpartition keeps it O(n); every candidate tied with the k-th score is kept for the final
-    sort, so ties are broken by id exactly as trec_eval would.
+    np.partition finds the k-th score in O(n); every score above it is kept, and of the scores
+    tied with it only the needed number with the largest ids (trec_eval's tie rule). Only tied
+    ids are compared, never sorted: BM25's k-th score is often 0, tied with most of the corpus.
     """
     n = len(scores)
-    if n == 0 or k <= 0:
-        return {}
-    if k < n:
-        kth = np.partition(scores, n - k)[n - k]
-        best = np.flatnonzero(scores >= kth)
+    if k <= 0:
+        return np.empty(0, dtype=np.intp)
+    if k >= n:
+        return np.arange(n)
+    # np.partition slows down ~20x on a mass of equal values: partition only scores above the minimum
+    low = scores.min()
+    higher = scores[scores > low]
+    kth = low if len(higher) < k else np.partition(higher, len(higher) - k)[len(higher) - k]
+    above = np.flatnonzero(scores > kth)
+    tied = np.flatnonzero(scores == kth)
+    if rows is None:  # positions are corpus rows
+        keep = heapq.nlargest(k - len(above), tied.tolist(), key=ids.__getitem__)
     else:
-        best = np.arange(n)
-    where = best if rows is None else rows[best]
-    pairs = ranked({ids[j]: float(scores[i]) for i, j in zip(best, where)})
-    return dict(pairs[:k])
+        tied_ids = [ids[j] for j in np.asarray(rows)[tied].tolist()]
+        keep = tied[heapq.nlargest(k - len(above), range(len(tied)), key=tied_ids.__getitem__)]
+    return np.concatenate([above, np.asarray(keep, dtype=np.intp)])
+
+
+def top_k(ids: Sequence[str], scores: np.ndarray, k: int, rows: np.ndarray | None = None) -> dict[str, float]:
+    """The k best of `scores` in trec_eval order, as {id: score} (arguments as `top_positions`)."""
+    best = top_positions(ids, scores, k, rows)
+    where = best if rows is None else np.asarray(rows)[best]
+    return dict(ranked({ids[j]: float(scores[i]) for i, j in zip(best.tolist(), where.tolist())}))
 
 
 def cut(run: Run, k: int) -> Run:

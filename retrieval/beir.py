@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import ComlqError
+from pipeline.logical_form import Node, Not, Term, parse
 from pipeline.schemas import iter_jsonl
 from retrieval.base import Corpus, Qrels, Query, Violations
 
 _TYPE = re.compile(r"^(?P<base>.+?)_(?P<n>[123])$")
-_NOT = re.compile(r"\bNOT\b")
 
 
 @dataclass
@@ -38,11 +38,17 @@ class BeirData:
                 "passages": len(self.corpus), "violation_labels": self.violations is not None}
 
 
-def _jsonl(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+def _jsonl(path: Path, what: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(file:line, id, record) of each record; a missing or repeated `_id` is an error."""
+    seen: set[str] = set()
     for where, record in iter_jsonl(path):
         if not isinstance(record, dict) or "_id" not in record:
             raise ComlqError(f"{where}: field '_id': is missing")
-        yield where, record
+        record_id = str(record["_id"])
+        if record_id in seen:
+            raise ComlqError(f"{where}: duplicate {what} id '{record_id}'")
+        seen.add(record_id)
+        yield where, record_id, record
 
 
 def _tsv(path: Path, columns: int) -> Iterator[tuple[str, list[str]]]:
@@ -74,10 +80,22 @@ def split_type(value: str | None) -> tuple[str | None, int | None]:
     return (match["base"], int(match["n"])) if match else (value, None)
 
 
+def _nots(node: Node) -> int:
+    if isinstance(node, Term):
+        return 0
+    if isinstance(node, Not):
+        return 1 + _nots(node.child)
+    return sum(_nots(child) for child in node.children)
+
+
 def count_negations(query_type: str | None, logical_form: str | None) -> int | None:
-    """NOT operators in the logical form; else the catalogue's count for the type; else unknown."""
+    """NOT operators in the parsed logical form (not the word inside a quoted term); else, or when
+    the form does not parse, the catalogue's count for the type; else unknown."""
     if logical_form:
-        return len(_NOT.findall(logical_form))
+        try:
+            return _nots(parse(logical_form))
+        except ComlqError:
+            pass
     from pipeline.querytypes import CATALOGUE
 
     if query_type in CATALOGUE:
@@ -104,18 +122,18 @@ def _query(where: str, record: dict[str, Any]) -> Query:
 def load_corpus(path: Path) -> Corpus:
     ids: list[str] = []
     texts: list[str] = []
-    seen: set[str] = set()
-    for where, record in _jsonl(path):
-        pid = str(record["_id"])
-        if pid in seen:
-            raise ComlqError(f"{where}: duplicate passage id '{pid}'")
-        seen.add(pid)
+    for _, pid, record in _jsonl(path, "passage"):
         title = (record.get("title") or "").strip()
         text = (record.get("text") or "").strip()
         ids.append(pid)
         # BEIR's convention for encoders: title, then text (ComLQ's texts already start with it)
         texts.append(f"{title} {text}" if title and not text.startswith(title) else text)
     return Corpus(tuple(ids), tuple(texts))
+
+
+def load_queries(path: Path, judged: set[str]) -> list[Query]:
+    """The queries whose ids are in `judged`, in file order."""
+    return [_query(where, record) for where, qid, record in _jsonl(path, "query") if qid in judged]
 
 
 def load_qrels(path: Path) -> Qrels:
@@ -155,7 +173,7 @@ def load_beir(path: str | os.PathLike[str], split: str) -> BeirData:
         missing = next((pid for pid in judged if pid not in known), None)
         if missing is not None:
             raise ComlqError(f"{qrels_path}: query '{qid}' judges passage '{missing}', which is not in corpus.jsonl")
-    queries = [_query(where, record) for where, record in _jsonl(path / "queries.jsonl") if str(record["_id"]) in qrels]
+    queries = load_queries(path / "queries.jsonl", set(qrels))
     missing_queries = set(qrels) - {q.id for q in queries}
     if missing_queries:
         raise ComlqError(f"{qrels_path}: {len(missing_queries)} judged queries are not in queries.jsonl "

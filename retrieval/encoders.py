@@ -3,15 +3,19 @@ embedding cache on disk, so corpus passages are encoded once across runs.
 
 Cache layout: CACHE_DIR/<model key>/shard-<uuid>.npy (float32 rows) with shard-<uuid>.keys.json
 (the sha256 of each row's text). The .npy is renamed into place first and the key file last,
-so a killed run leaves either a whole shard or one that is ignored.
+so a killed run leaves either a whole shard or one that is ignored; both are fsynced before the
+rename, and a shard that still cannot be read (or whose key count differs from its rows) is
+skipped with a warning, its texts encoded again.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
+import sys
 import uuid
 from collections.abc import Sequence
 from functools import cache
@@ -109,9 +113,16 @@ class EmbeddingCache:
         if self._vectors is None:
             self._vectors = {}
             for keys_path in sorted(self.dir.glob("shard-*.keys.json")):
-                # memory-mapped: only the rows a run asks for are read from disk
-                matrix = np.load(keys_path.with_name(keys_path.name.replace(".keys.json", ".npy")), mmap_mode="r")
-                keys = json.loads(keys_path.read_text(encoding="utf-8"))
+                matrix_path = keys_path.with_name(keys_path.name.replace(".keys.json", ".npy"))
+                try:  # memory-mapped: only the rows a run asks for are read from disk
+                    matrix = np.load(matrix_path, mmap_mode="r")
+                    keys = json.loads(keys_path.read_text(encoding="utf-8"))
+                    count = len(keys) if isinstance(keys, list) else "no list of"
+                    if matrix.ndim != 2 or count != len(matrix):
+                        raise ValueError(f"{count} keys for a matrix of shape {matrix.shape}")
+                except (OSError, ValueError, EOFError) as exc:  # e.g. truncated by a crash: its texts get re-encoded
+                    print(f"comlq: warning: skipping damaged embedding cache shard {matrix_path}: {exc}", file=sys.stderr)
+                    continue
                 self._vectors.update(zip(keys, matrix))
         return self._vectors
 
@@ -124,14 +135,21 @@ class EmbeddingCache:
     def add(self, keys: Sequence[str], matrix: np.ndarray) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         stem = f"shard-{uuid.uuid4().hex}"
-        tmp = self.dir / f".{stem}.npy.tmp"
-        with open(tmp, "wb") as handle:
-            np.save(handle, np.asarray(matrix, dtype=np.float32))
-        os.replace(tmp, self.dir / f"{stem}.npy")
-        tmp = self.dir / f".{stem}.keys.tmp"
-        tmp.write_text(json.dumps(list(keys)), encoding="utf-8")
-        os.replace(tmp, self.dir / f"{stem}.keys.json")
+        buffer = io.BytesIO()
+        np.save(buffer, np.asarray(matrix, dtype=np.float32))
+        _write_synced(self.dir / f"{stem}.npy", buffer.getvalue())
+        _write_synced(self.dir / f"{stem}.keys.json", json.dumps(list(keys)).encode("utf-8"))
         self._load().update(zip(keys, matrix))
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    """Write through a temporary sibling, fsynced before the rename, so a crash never leaves a short file."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
 
 
 class CachedEncoder:

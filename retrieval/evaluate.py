@@ -59,9 +59,14 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
     for spec, retriever in built.items():
         encoded_before = factory.texts_encoded()
         started = time.perf_counter()
-        retriever.index(data.corpus)
-        indexed = time.perf_counter()
-        run = retriever.retrieve(data.queries, config.evaluate.depth)
+        try:  # e.g. an LLM endpoint failing mid-run: report the others, name this one as skipped
+            retriever.index(data.corpus)
+            indexed = time.perf_counter()
+            run = retriever.retrieve(data.queries, config.evaluate.depth)
+        except ComlqError as exc:
+            print(f"skipping {spec}: {exc}", file=sys.stderr)
+            skipped[spec] = f"failed while running: {exc}"
+            continue
         done = time.perf_counter()
         write_trec(run, out / "runs" / f"{file_name(spec)}.trec", file_name(spec))
         values[spec] = per_query(run, data.qrels, data.queries, data.violations)

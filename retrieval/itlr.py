@@ -25,7 +25,7 @@ import numpy as np
 
 from pipeline.errors import ComlqError
 from pipeline.logical_form import And, Node, Not, Term, parse, terms
-from retrieval.base import Corpus, Query, Run, top_k
+from retrieval.base import Corpus, Query, Run, top_k, top_positions
 
 # -- operators and calibrations -------------------------------------------------------------
 
@@ -117,6 +117,19 @@ class TermScorer(Protocol):
 Parser = Callable[[Sequence[Query]], list[str]]  # queries -> logical forms
 
 
+def parse_queries(parser: Parser, queries: Sequence[Query], used: dict[str, str]) -> list[Node]:
+    """Each query's logical form from `parser`, parsed (a bad form names its query); the forms
+    are also recorded in `used` (query id -> form)."""
+    trees = []
+    for query, form in zip(queries, parser(queries)):
+        try:
+            trees.append(parse(form))
+        except ComlqError as exc:
+            raise ComlqError(f"query '{query.id}': {exc}") from None
+        used[query.id] = form
+    return trees
+
+
 class ITLRRetriever:
     def __init__(self, scorer: TermScorer, parser: Parser, operators: str = "product", calibration: str = "raw",
                  candidates_k: int | None = 1000, candidates: str = "terms", name: str = "itlr", chunk: int = 64):
@@ -131,7 +144,7 @@ class ITLRRetriever:
             raise ComlqError(f"unknown candidate source '{candidates}' (known: terms, query)")
         self.candidate_source = candidates
         self.chunk = chunk  # queries whose term scores are held in memory at once
-        self.logical_forms: dict[str, str] = {}  # query id -> the logical form used, for reports
+        self.logical_forms: dict[str, str] = {}  # query id -> the logical form used (for inspection; not in the report)
 
     def index(self, corpus: Corpus) -> None:
         self.scorer.index(corpus)
@@ -144,15 +157,7 @@ class ITLRRetriever:
                 "parse": {"source": getattr(self.parser, "source", "?"), "counts": dict(counts)}}
 
     def trees(self, queries: Sequence[Query]) -> list[Node]:
-        forms = self.parser(queries)
-        trees = []
-        for query, form in zip(queries, forms):
-            try:
-                trees.append(parse(form))
-            except ComlqError as exc:
-                raise ComlqError(f"query '{query.id}': {exc}") from None
-            self.logical_forms[query.id] = form
-        return trees
+        return parse_queries(self.parser, queries, self.logical_forms)
 
     def retrieve(self, queries: Sequence[Query], k: int) -> Run:
         trees = self.trees(queries)
@@ -179,7 +184,7 @@ class ITLRRetriever:
         base = self.scorer.term_scores([query.text for query, _ in chunk])
         run: Run = {}
         for row, (query, tree) in enumerate(chunk):
-            subset = _top_rows(base[row], self.candidates_k)
+            subset = _top_rows(self.scorer.corpus.ids, base[row], self.candidates_k)
             distinct = list(dict.fromkeys(terms(tree)))
             matrix = self.scorer.term_scores(distinct, subset)
             run[query.id] = self.combine(tree, dict(zip(distinct, matrix)), subset, k)
@@ -190,7 +195,8 @@ class ITLRRetriever:
         positive = list(dict.fromkeys(terms(tree, positive=True)))
         if not positive or self.candidates_k is None or self.candidates_k >= len(self.scorer.corpus):
             return None
-        return np.unique(np.concatenate([_top_rows(rows[t], self.candidates_k) for t in positive]))
+        return np.unique(np.concatenate([_top_rows(self.scorer.corpus.ids, rows[t], self.candidates_k)
+                                         for t in positive]))
 
     def combine(self, tree: Node, scores: dict[str, np.ndarray], subset: np.ndarray | None, k: int) -> dict[str, float]:
         """The top k passages for one tree, from each term's raw scores on `subset` (None: every passage)."""
@@ -200,9 +206,9 @@ class ITLRRetriever:
         return top_k(ids, combined, k, subset)
 
 
-def _top_rows(scores: np.ndarray, k: int | None) -> np.ndarray | None:
-    """Row indices of the k largest scores (unordered), or None for all when k is None or too large."""
-    n = len(scores)
-    if k is None or k >= n:
+def _top_rows(ids: Sequence[str], scores: np.ndarray, k: int | None) -> np.ndarray | None:
+    """Row indices of the k best scores (trec_eval's tie rule, unordered), or None for all when k
+    is None or too large; ties at the k-th score (e.g. many zeros) are thus broken the same way on every run."""
+    if k is None or k >= len(scores):
         return None
-    return np.argpartition(scores, n - k)[n - k:]
+    return top_positions(ids, scores, k)

@@ -32,8 +32,8 @@ import numpy as np
 
 from pipeline.errors import ComlqError
 from retrieval.base import Corpus, Query, Run, top_k
-from pipeline.logical_form import Node, parse, terms
-from retrieval.itlr import Parser, TermScorer
+from pipeline.logical_form import terms
+from retrieval.itlr import Parser, TermScorer, parse_queries
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ class LogicalRetriever:
         self.parser = parser
         self.weights = weights or Weights()
         self.chunk = chunk  # queries whose term scores are held in memory at once
-        self.logical_forms: dict[str, str] = {}
+        self.logical_forms: dict[str, str] = {}  # query id -> the logical form used (for inspection; not in the report)
 
     def index(self, corpus: Corpus) -> None:
         self.bm25.index(corpus)
@@ -115,13 +115,7 @@ class LogicalRetriever:
         return w.bm25_weight * bm25 + (1.0 - w.bm25_weight) * dense
 
     def retrieve(self, queries: Sequence[Query], k: int) -> Run:
-        trees: list[Node] = []
-        for query, form in zip(queries, self.parser(queries)):
-            try:
-                trees.append(parse(form))
-            except ComlqError as exc:
-                raise ComlqError(f"query '{query.id}': {exc}") from None
-            self.logical_forms[query.id] = form
+        trees = parse_queries(self.parser, queries, self.logical_forms)
         ids = self.bm25.corpus.ids
         run: Run = {}
         for start in range(0, len(queries), self.chunk):

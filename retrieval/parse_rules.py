@@ -9,6 +9,11 @@ the cut ("... but were not ...") are dropped.
     "Which films star Caine but were not directed by Nolan?"
     -> "Which films star Caine" AND NOT "directed by Nolan"
 
+A question that starts with a cue negates only its first clause, up to the first comma:
+
+    "Excluding films by Nolan, which films star Caine?"
+    -> NOT "films by Nolan" AND "which films star Caine"
+
 Known limits: an "and"/"or" inside a name ("Romeo and Juliet") is split too, and negation
 scope is guessed from word order, not from syntax.
 """
@@ -62,8 +67,11 @@ def parse_question(question: str) -> Node:
     head = _conjunction(pieces[0])
     if head is not None:
         children.extend(head.children if isinstance(head, And) else (head,))
-    for piece in pieces[1:]:
-        parts = _AND.split(piece, maxsplit=1)
+    for number, piece in enumerate(pieces[1:]):
+        if number == 0 and head is None and "," in piece:  # a leading negated clause ends at its comma
+            parts = piece.split(",", maxsplit=1)
+        else:
+            parts = _AND.split(piece, maxsplit=1)
         negated = _conjunction(parts[0])
         if negated is not None:
             children.append(Not(negated))

@@ -18,7 +18,7 @@ class RewriteRetriever:
         self.dense = dense
         self.chat = chat
         self.name = name
-        self.rewrites: dict[str, str] = {}  # query id -> the LLM's text, for reports
+        self.rewrites: dict[str, str] = {}  # query id -> the LLM's text (for inspection; not in the report)
 
     def describe(self) -> dict[str, object]:
         return {"model": self.dense.model, "prompt": f"prompts/{PROMPT}", **self.chat.describe()}

@@ -3,6 +3,7 @@ Parquet files and the BEIR folder."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -27,20 +28,30 @@ def wikipedia_url(passage: Passage) -> str | None:
     return f"https://{language}.wikipedia.org/wiki/{quote(passage.title.replace(' ', '_'))}"
 
 
-def _review(review: dict[str, Any] | None) -> dict[str, Any] | None:
+def annotator_pseudonyms(candidates: Iterable[Candidate]) -> dict[str, str]:
+    """Annotator e-mail -> "annotator-N", numbered by sorted e-mail over the whole export: an
+    exported row never names a person (e-mails stay in the run's review/reviewed.jsonl), and the
+    same input always gets the same names."""
+    emails = sorted({v["annotator"] for c in candidates if c.review is not None for v in c.review["votes"]})
+    return {email: f"annotator-{n}" for n, email in enumerate(emails, 1)}
+
+
+def _review(review: dict[str, Any] | None, pseudonyms: Mapping[str, str]) -> dict[str, Any] | None:
     if review is None:
         return None
     return {
         "status": review["status"], "structure_ok": review["structure_ok"],
         "evidence_spread": review["evidence_spread"], "flags": list(review["flags"]),
         "reason": review.get("reason"), "agreement": pairwise_agreement(review["votes"]),
-        "votes": [{"annotator": v["annotator"], "structure_ok": v["structure_ok"],
+        "votes": [{"annotator": pseudonyms[v["annotator"]], "structure_ok": v["structure_ok"],
                    "evidence_spread": v["evidence_spread"], "relevance": _graded(v["relevance"])}
                   for v in review["votes"]],
     }
 
 
-def export_row(candidate: Candidate, passages: dict[str, Passage], licence: str) -> dict[str, Any]:
+def export_row(candidate: Candidate, passages: dict[str, Passage], licence: str,
+               pseudonyms: Mapping[str, str]) -> dict[str, Any]:
+    """The row of one item; `pseudonyms` (from annotator_pseudonyms) replace the annotators' e-mails."""
     item = candidate.item
     item_dict = item.to_dict()
     sources = [passages[p] for p in item.source_passages]
@@ -53,7 +64,7 @@ def export_row(candidate: Candidate, passages: dict[str, Passage], licence: str)
         "triples": item_dict["triples"], "source_passages": list(item.source_passages), "negations": item.negations,
         "generator": {"name": gen.name, "seed": gen.seed, "model": gen.model, "prompt_file": gen.prompt_file,
                       "prompt_hash": gen.prompt_hash},
-        "review": _review(candidate.review),
+        "review": _review(candidate.review, pseudonyms),
         "provenance": {
             "selection": "review:accepted" if candidate.review is not None else "check:ok",
             "licence": licence,

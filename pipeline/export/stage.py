@@ -24,7 +24,7 @@ from pipeline.errors import ComlqError
 from pipeline.export.beir import corpus_ids, write_beir
 from pipeline.export.card import CardFacts, render_card
 from pipeline.export.inputs import read_run
-from pipeline.export.rows import export_row
+from pipeline.export.rows import annotator_pseudonyms, export_row
 from pipeline.export.split import SPLITS, SplitUnit, assign_splits, leakage_groups, parse_ratios
 from pipeline.passages import SAMPLE_PATH, load_passages
 from pipeline.schemas import validate
@@ -84,13 +84,14 @@ def export(run_dir: str | Path, out: str | Path, config: ExportConfig,
     pool = load_passages(passages_path)
 
     rows, needed = [], set()
+    pseudonyms = annotator_pseudonyms(run.candidates)
     for candidate in sorted(run.candidates, key=lambda c: c.item.id):
         needed |= candidate.passages
         missing = sorted(candidate.passages - pool.keys())
         if missing:
             raise ComlqError(f"item {candidate.item.id}: passage {missing[0]!r} is not in {passages_path} "
                              f"(pass the run's passages with --passages)")
-        row = export_row(candidate, pool, config.licence)
+        row = export_row(candidate, pool, config.licence, pseudonyms)
         validate(row, "export_item", f"export row {row['id']}")
         rows.append(row)
 

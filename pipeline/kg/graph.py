@@ -22,7 +22,7 @@ import networkx as nx
 from pipeline.errors import RecordError
 from pipeline.kg.extract import Extraction, Fact
 from pipeline.records import Passage
-from pipeline.schemas import read_jsonl
+from pipeline.schemas import iter_jsonl, validate
 
 
 @dataclass(eq=False)  # compared and hashed by identity (sample.unnamable caches per graph)
@@ -95,8 +95,8 @@ def read_triples(path: str | Path, passages: dict[str, Passage]) -> KnowledgeGra
     """A graph from a user triples JSONL; errors name file:line:field."""
     facts: list[Fact] = []
     inverses: dict[str, str] = {}  # both ways
-    for record, lineno in _numbered(path):
-        where = f"{path}:{lineno}"
+    for where, record in iter_jsonl(path):
+        validate(record, "triple", where)
         unknown = [p for p in record["passages"] if p not in passages]
         if unknown:
             raise RecordError(where, "passages", f"unknown passage id {unknown[0]!r} (not in the passage file)")
@@ -110,10 +110,3 @@ def read_triples(path: str | Path, passages: dict[str, Passage]) -> KnowledgeGra
     if not facts:
         raise RecordError(str(path), "", "no triples")
     return build_graph(facts, {}, inverses)
-
-
-def _numbered(path: str | Path):
-    """Validated records with their line numbers, so errors found after validation name the line too."""
-    records = read_jsonl(path, "triple")  # raises on a missing file or a bad line
-    lines = (i for i, line in enumerate(Path(path).open(encoding="utf-8"), start=1) if line.strip())
-    return zip(records, lines)

@@ -13,12 +13,21 @@ from typing import Any
 
 from pipeline.errors import ComlqError
 from pipeline.llm.prompts import Prompt
+from pipeline.logical_form import parse, terms
 from pipeline.querytypes import NEGATION_TYPES, check_triples, get_type, grounded_indicator
 from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Triple
 
 NEGATION_CUE = re.compile(
     r"\b(not|no|never|without|except|excluding|neither|nor|none|other than|apart from|besides|unlike)\b|n't\b",
     re.IGNORECASE)
+
+
+def _has_not(logical_form: str) -> bool:
+    """A NOT operator in the parsed form (any case, as the grammar reads it; not a word inside a term)."""
+    try:
+        return any(terms(parse(logical_form), positive=False))
+    except ComlqError:
+        return False  # an unparsable form was already refused by the answer check
 
 
 def answer_triples(answer: dict[str, Any]) -> tuple[Triple, ...]:
@@ -35,7 +44,7 @@ def structure_reasons(answer: dict[str, Any], triples: tuple[Triple, ...], type_
     if type_name in NEGATION_TYPES:
         if not NEGATION_CUE.search(answer["query"]):
             reasons.append("negation type but the question has no negation cue (not, never, without, except ...)")
-        if not re.search(r"\bNOT\b", answer["logical_form"]):
+        if not _has_not(answer["logical_form"]):
             reasons.append("negation type but the logical form has no NOT")
     return reasons
 

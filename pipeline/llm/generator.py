@@ -62,15 +62,23 @@ class Planner:
         graph = mention_graph(passages) if any(n > 1 for n in sizes) else nx.empty_graph(passages)
         self.groups = {n: spread(passage_groups(graph, n, seed)) for n in sizes}
         self._next = Counter[int]()
+        self._used: dict[tuple[str, int], set[tuple[str, ...]]] = {}
 
     def sizes(self) -> tuple[int, ...]:
         return tuple(n for n, groups in self.groups.items() if groups)
 
-    def take(self, n: int) -> tuple[str, ...]:
-        groups = self.groups[n]
-        group = groups[self._next[n] % len(groups)]
-        self._next[n] += 1
-        return group
+    def take(self, n: int, type_name: str) -> tuple[str, ...] | None:
+        """The next group of n passages this type has not had yet (None when it has had them all):
+        the same type and group would send the same prompt, i.e. a duplicate item from the cache."""
+        groups, used = self.groups[n], self._used.setdefault((type_name, n), set())
+        if len(used) == len(groups):
+            return None
+        while True:
+            group = groups[self._next[n] % len(groups)]
+            self._next[n] += 1
+            if group not in used:
+                used.add(group)
+                return group
 
 
 def rejected_record(type_name: str, n_passages: int, passage_ids: tuple[str, ...], reason: str, detail: str,
@@ -160,14 +168,22 @@ def _run_rounds(passages: dict[str, Passage], config: Config, types: tuple[str, 
     sizes = planner.sizes()
     good = Counter[str]()
     outcomes: list[Outcome] = []
+    exhausted: set[str] = set()
     with ThreadPoolExecutor(config.llm.concurrency) as pool, \
             tqdm(desc="llm prompts", unit="prompt", disable=None) as progress:
         while sizes:
             jobs = []
-            for type_name in types:
+            for type_name in (t for t in types if t not in exhausted):
                 for _ in range(max(0, min(per_type - good[type_name], budget - prompts[type_name]))):
                     n = sizes[prompts[type_name] % len(sizes)]
-                    jobs.append(Job(type_name, n, prompts[type_name], planner.take(n)))
+                    group = planner.take(n, type_name)
+                    if group is None:
+                        exhausted.add(type_name)
+                        outcomes.append(rejected_record(type_name, n, (), "no_fresh_group", (
+                            f"every group of {n} passage(s) was already used for {type_name}; "
+                            "more passages are needed for more items")))
+                        break
+                    jobs.append(Job(type_name, n, prompts[type_name], group))
                     prompts[type_name] += 1
             if not jobs:
                 break

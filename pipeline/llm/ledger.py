@@ -11,6 +11,17 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+
+def public_url(url: str) -> str:
+    """The URL without user:password and query string, which may carry credentials (the ledger
+    goes into stats.json and from there into the dataset card)."""
+    parts = urlsplit(url)
+    if not parts.netloc:
+        return url
+    host = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 @dataclass
@@ -30,6 +41,9 @@ class Ledger:
     format_fallbacks: list[str] = field(default_factory=list)  # e.g. 'json_schema -> json_object'
     started: float = field(default_factory=time.time)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        self.endpoint = public_url(self.endpoint)
 
     def paid(self, prompt_tokens: int, completion_tokens: int) -> None:
         with self._lock:

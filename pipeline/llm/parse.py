@@ -47,7 +47,7 @@ def extract_json(text: str) -> Any:
         except json.JSONDecodeError:
             continue
     start = text.find("{")  # only the first: a later brace may open an object nested in a broken one
-    if start > 0:
+    if start >= 0:
         try:
             return json.JSONDecoder().raw_decode(text, start)[0]
         except json.JSONDecodeError:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
+from importlib import resources
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -39,8 +40,10 @@ from pipeline.config import (Config, EvaluateConfig, ExportConfig, GenerateConfi
                              load_config)
 from pipeline.errors import ComlqError
 from pipeline.orchestration import markers
+from pipeline.schemas import write_json
 from pipeline.querytypes import TYPE_NAMES
 
+PROMPTS = Path(str(resources.files("prompts")))  # the generators' templates (part of the generate key)
 AWAITING_REVIEW = "AwaitingReview"  # the name of the state a run ends in after its push
 TASK_RUNNERS = ("threads", "dask")
 
@@ -191,13 +194,19 @@ def merge_results(results: Sequence[generate_stage.GenerationResult]) -> generat
     return merged
 
 
+# What every chunk shares (settings, the graph, the endpoint): taken from the first chunk, not summed.
+SHARED_STATS = {"generator", "seed", "per_type", "max_answers", "graph", "passage_groups", "endpoint", "model"}
+
+
 def merge_stats(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The chunks' stats as one: counts summed, dicts merged key by key, lists joined; rates and
-    prices (`..._per_...`) and other values kept when the chunks agree, else listed per chunk."""
+    """The chunks' stats as one: shared settings kept, counts summed, dicts merged key by key,
+    lists joined; rates and prices (`..._per_...`) kept when the chunks agree, else listed per chunk."""
     merged: dict[str, Any] = {}
     for key in dict.fromkeys(k for part in parts for k in part):
         values = [part[key] for part in parts if key in part]
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values) and "per_" not in key:
+        if key in SHARED_STATS:
+            merged[key] = values[0]
+        elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values) and "per_" not in key:
             merged[key] = sum(values)
         elif all(isinstance(v, dict) for v in values):
             merged[key] = merge_stats(values)
@@ -228,7 +237,9 @@ def generate_flow(run_dir: str, config: str | None = None, generator: str | None
         raise ComlqError(f"unknown query type(s) {', '.join(unknown)}")
     llm = cfg.generate.generator == "llm"
     chunks = chunked(wanted, types_per_chunk or (1 if llm else len(wanted)))
-    stage_key = markers.key(cfg.generate, cfg.llm, markers.digest(passages_path), wanted, len(chunks))
+    # the triples file's and the prompt templates' contents count, not only their names
+    inputs = [passages_path, *([cfg.generate.triples] if cfg.generate.triples else []), PROMPTS]
+    stage_key = markers.key(cfg.generate, cfg.llm, *(markers.digest(path) for path in inputs), wanted, len(chunks))
 
     def work() -> dict[str, Any]:
         task_ = generate_chunk.with_options(**NETWORK_RETRIES) if llm else generate_chunk
@@ -243,6 +254,8 @@ def generate_flow(run_dir: str, config: str | None = None, generator: str | None
                 bar.step()
         merged = merge_results([future.result() for future in futures])
         generate_stage.write_generation(merged, run)
+        if llm and len(chunks) > 1:  # each chunk wrote its own ledger; the run's is their sum
+            write_json(run / "ledger.json", merged.stats["llm"], "llm_ledger")
         counts = {"items": len(merged.items), "rejected": len(merged.rejected)}
         for item in merged.items:
             counts[f"items {item.type}"] = counts.get(f"items {item.type}", 0) + 1
@@ -287,7 +300,7 @@ def awaiting_review(run_dir: str, counts: dict[str, dict[str, Any]]) -> State:
 def push_review_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
     """RUN/items.jsonl -> Label Studio tasks (3 annotations each); idempotent on the server too."""
     cfg = run_config(config)
-    stage_key = markers.key(cfg.review.url, cfg.review.project_title, markers.digest(Path(run_dir) / "items.jsonl"))
+    stage_key = markers.key(cfg.review, markers.digest(Path(run_dir) / "items.jsonl"))
     return once(run_dir, "review-push", stage_key, [], lambda: push_task(run_dir, cfg.review))  # its output: the server
 
 
@@ -443,7 +456,7 @@ def evaluate_flow(run_dir: str = "latest", config: str | None = None, runs_root:
         run_dir = latest_export(runs_root)
     cfg = run_config(config)
     beir = Path(run_dir) / "export" / "beir"
-    stage_key = markers.key(cfg.evaluate, markers.digest(beir))
+    stage_key = markers.key(cfg.evaluate, cfg.llm, markers.digest(beir))  # llm: parse=llm and rewrite
     report = Path(run_dir) / "report"
 
     def work() -> dict[str, Any]:

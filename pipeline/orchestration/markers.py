@@ -27,7 +27,7 @@ def digest(path: str | Path) -> str:
         return _file_sha(path)
     if path.is_dir():
         h = hashlib.sha256()
-        for entry in sorted(p for p in path.rglob("*") if p.is_file()):
+        for entry in sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
             h.update(str(entry.relative_to(path)).encode())
             h.update(_file_sha(entry).encode())
         return h.hexdigest()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -145,16 +146,33 @@ def test_reviewed_input_exports_only_accepted_items_with_review_qrels(reviewed_r
     expected = _expected_reviewed(reviewed_run)
     rows = {row["id"]: row for split in _rows(reviewed_export).values() for row in split}
     assert rows.keys() == expected.keys()
+    emails = sorted({v["annotator"] for item in expected.values() for v in item["votes"]})
+    pseudonyms = {email: f"annotator-{n}" for n, email in enumerate(emails, 1)}
     zero_grades = 0
     for item_id, row in rows.items():
         assert {g["passage_id"]: g["grade"] for g in row["qrels"]} == expected[item_id]["qrels"]
         assert row["review"]["status"] == "accepted" and row["provenance"]["selection"] == "review:accepted"
-        assert [v["annotator"] for v in row["review"]["votes"]] == [v["annotator"] for v in expected[item_id]["votes"]]
+        assert [v["annotator"] for v in row["review"]["votes"]] == [pseudonyms[v["annotator"]]
+                                                                    for v in expected[item_id]["votes"]]
         assert 0 <= row["review"]["agreement"] <= 1
         zero_grades += sum(g["grade"] == 0 for g in row["qrels"])
     assert zero_grades > 0  # the fixture's reviewers graded some evidence passages 0 ...
     qrels = [r for split in SPLITS for r in read_tsv(reviewed_export / "beir" / "qrels" / f"{split}.tsv")[1:]]
     assert sum(r[2] == "0" for r in qrels) == zero_grades  # ... and the BEIR qrels keep them
+
+
+def test_no_exported_file_names_an_annotator(reviewed_run: Path, reviewed_export: Path) -> None:
+    emails = {v["annotator"] for r in read_jsonl(reviewed_run / "review" / "reviewed.jsonl", "reviewed_item")
+              for v in r["review"]["votes"]}
+    assert emails and all("@" in e for e in emails)  # the fixture's votes carry e-mails ...
+    for path in sorted(p for p in reviewed_export.rglob("*") if p.is_file()):
+        if path.suffix == ".parquet":  # compressed: compare the decoded rows
+            text = json.dumps(pq.read_table(path).to_pylist())
+        else:
+            text = path.read_bytes().decode("utf-8", errors="ignore")
+        assert not any(e in text for e in emails), path  # ... and no export file holds one
+        if path.suffix in {".parquet", ".jsonl", ".json", ".tsv", ".md"}:  # nor any e-mail address at all
+            assert re.search(r"[\w.+-]+@[\w-]+\.\w", text) is None, path
 
 
 def test_items_without_a_relevant_passage_are_left_out(reviewed_run: Path, tmp_path: Path, export_of) -> None:

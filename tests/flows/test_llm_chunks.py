@@ -32,6 +32,10 @@ def test_llm_chunks_are_cached_across_runs(line: Any, monkeypatch: pytest.Monkey
         assert calls >= 2 and counts["items"] == 2
         assert sorted(p.name for p in (runs[0] / "chunks").iterdir()) == ["1p", "2in"]  # one chunk per type
         assert (runs[0] / "cache" / "llm").is_dir()  # the generator's own call cache, in the run folder
+        stats = json.loads((runs[0] / "stats.json").read_text())
+        assert (stats["per_type"], stats["items"], stats["prompts"]) == (1, 2, 2)  # settings kept, counts summed
+        ledger = json.loads((runs[0] / "ledger.json").read_text())  # the run's ledger: the chunks' summed
+        assert ledger["calls"] == calls and ledger["endpoint"] == server.url
 
         assert generate_flow(str(runs[1]), str(config), types=["1p", "2in"]) == counts
         assert server.stats()["requests"] == calls  # no call repeated

@@ -90,3 +90,16 @@ def test_bad_sources_are_clear_errors(tmp_path):
     dup.write_text('{"id": "a", "title": "A", "text": "x"}\n{"id": "a", "title": "A", "text": "y"}\n')
     with pytest.raises(ComlqError, match="duplicate passage id 'a'"):
         select_passages(str(dup), tmp_path / "o.jsonl")
+
+
+def test_undecodable_or_non_object_lines_are_one_line_errors(tmp_path):
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes('{"id": "a", "title": "Caf\xe9", "text": "x"}\n'.encode("latin-1"))
+    with pytest.raises(RecordError, match="not UTF-8"):
+        list(iter_passages(str(latin)))
+    beir = tmp_path / "corpus.jsonl"
+    beir.write_text('{"_id": "1", "text": "a"}\n[1, 2]\n')
+    with pytest.raises(RecordError, match=r"corpus.jsonl:2: expected a JSON object, got list"):
+        list(iter_passages(str(beir)))
+    with pytest.raises(ComlqError, match="limit must be 0 or more"):
+        iter_passages("sample", limit=-1)

@@ -210,3 +210,12 @@ def test_same_seed_same_bytes_across_processes():
     outputs = [subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True,
                               env=os.environ | {"PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")]
     assert outputs[0] == outputs[1] and len(json.loads(outputs[0])) > 28
+
+
+def test_gzipped_triples_file_reads_the_same(passages, films, tmp_path):
+    import gzip
+
+    packed = tmp_path / "films.triples.jsonl.gz"
+    packed.write_bytes(gzip.compress((Path(__file__).parent / "fixtures" / "films.triples.jsonl").read_bytes()))
+    graph = read_triples(packed, passages)
+    assert sorted(graph.graph.edges(keys=True)) == sorted(films.graph.edges(keys=True))

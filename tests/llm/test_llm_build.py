@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 
-from pipeline.llm.build import build_item
+import pytest
+
+from pipeline.llm.build import _has_not, build_item
 from pipeline.llm.prompts import render
 from pipeline.querytypes import CATALOGUE
 
@@ -73,3 +75,9 @@ def test_multi_passage_prompt_needs_evidence_from_more_than_one_passage(passages
     assert [(e.passage_id, e.grade) for e in item.evidence] == [("p02", 2)]
     single, _ = _item(answer | {"evidence": [{"passage": "P1", "fact": "x"}]}, passages, n=1)
     assert single.check.ok and single.evidence[0].grade == 2
+
+
+@pytest.mark.parametrize("form, negated", [('"a" and not "b"', True), ('"a" AND NOT "b"', True),
+                                           ('"films NOT by Nolan"', False), ('"a" AND "b"', False)])
+def test_negation_is_read_from_the_parsed_form(form, negated):
+    assert _has_not(form) is negated

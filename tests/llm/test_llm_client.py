@@ -35,3 +35,10 @@ def test_cache_key_covers_every_request_field_and_ignores_order(tmp_path):
     cache.put(key, {"text": "t", "prompt_tokens": 1, "completion_tokens": 2})
     assert cache.get(key)["text"] == "t" and cache.path(key).parent.name == key[:2]
     assert [p.name for p in cache.path(key).parent.iterdir()] == [f"{key}.json"]  # no temporary left over
+
+
+def test_the_ledger_never_records_credentials_in_the_endpoint():
+    from pipeline.llm.ledger import Ledger
+
+    assert Ledger("https://me:sk-secret@proxy.example:8443/v1?api-key=k", "m").endpoint == "https://proxy.example:8443/v1"
+    assert Ledger("http://127.0.0.1:8000/v1", "m").endpoint == "http://127.0.0.1:8000/v1"

@@ -36,3 +36,14 @@ def test_groups_are_connected_distinct_and_seeded(passages):
 def test_spread_puts_disjoint_groups_first():
     groups = [("a", "b"), ("b", "c"), ("c", "d"), ("a", "d")]
     assert spread(groups) == [("a", "b"), ("c", "d"), ("b", "c"), ("a", "d")]
+
+
+def test_planner_never_gives_a_type_the_same_group_twice(passages):
+    from pipeline.llm.generator import Planner
+
+    planner = Planner(passages, (1,), seed=3)
+    singles = len(planner.groups[1])
+    taken = [planner.take(1, "2in") for _ in range(singles)]
+    assert len(set(taken)) == singles  # every passage once ...
+    assert planner.take(1, "2in") is None  # ... then no more for this type (the same prompt again would repeat an item)
+    assert planner.take(1, "pin") is not None  # another type still gets groups

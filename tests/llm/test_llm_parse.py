@@ -22,6 +22,7 @@ GOOD = {
     json.dumps(GOOD),
     "Here it is:\n```json\n" + json.dumps(GOOD) + "\n```\nDone.",
     "Sure. " + json.dumps(GOOD) + " Anything else?",
+    json.dumps(GOOD) + "\nHope this helps!",
 ])
 def test_json_is_found_in_bare_fenced_and_prose_replies(text):
     assert extract_json(text) == GOOD

@@ -3,7 +3,7 @@ import shutil
 import pytest
 
 from pipeline.errors import ComlqError
-from retrieval.beir import load_beir, split_type
+from retrieval.beir import count_negations, load_beir, split_type
 
 
 def test_fixture_loads_the_split(data):
@@ -51,6 +51,10 @@ def test_negations_fall_back_to_the_type_catalogue(tmp_path, beir_path):
     (lambda f: (f / "queries.jsonl").write_text('{"_id": "q01", "text": "a"\n'),
      "queries.jsonl:1: bad JSON"),
     (lambda f: (f / "qrels" / "test.tsv").unlink(), "no qrels for split 'test' (available: train)"),
+    (lambda f: (f / "queries.jsonl").write_text((f / "queries.jsonl").read_text().splitlines(True)[0] * 2),
+     "queries.jsonl:2: duplicate query id 'q01'"),
+    (lambda f: (f / "corpus.jsonl").write_text('{"_id": "p01", "text": "a"}\n{"_id": "p01", "text": "b"}\n'),
+     "corpus.jsonl:2: duplicate passage id 'p01'"),
 ])
 def test_bad_folders_name_file_and_line(tmp_path, beir_path, edit, message):
     folder = tmp_path / "beir"
@@ -64,3 +68,14 @@ def test_bad_folders_name_file_and_line(tmp_path, beir_path, edit, message):
 def test_missing_folder():
     with pytest.raises(ComlqError, match="not a BEIR folder"):
         load_beir("/nonexistent/beir", "test")
+
+
+@pytest.mark.parametrize("query_type, form, expected", [
+    ("2in", '"films" AND NOT "Nolan"', 1),
+    ("2in", '"films" AND "NOT a film"', 0),  # the word inside a quoted term is not an operator
+    ("3in", 'NOT ("a" OR NOT "b")', 2),
+    ("2in", '"unclosed AND NOT', 1),  # does not parse: the type's count
+    (None, '"unclosed AND NOT', None),
+])
+def test_negations_count_not_operators_of_the_parsed_form(query_type, form, expected):
+    assert count_negations(query_type, form) == expected

@@ -74,3 +74,30 @@ def test_configuration_drives_the_evaluation(beir_path, tmp_path):
     assert metrics["dataset"]["split"] == "train" and metrics["dataset"]["queries"] == 1
     assert all(len(scores) == 5 for scores in read_trec(tmp_path / "runs" / "bm25.trec").values())
     assert metrics["retrievers"]["itlr-bm25(k=0)"]["config"]["candidates_k"] is None
+
+
+class Failing:
+    """A retriever whose service fails mid-run (e.g. an LLM endpoint in `rewrite`)."""
+
+    name = "failing"
+
+    def index(self, corpus):
+        pass
+
+    def retrieve(self, queries, k):
+        from pipeline.errors import ComlqError
+
+        raise ComlqError("endpoint http://stub: 503 Service Unavailable")
+
+
+def test_a_retriever_failing_while_running_is_skipped(beir_path, tmp_path, monkeypatch, capsys):
+    from retrieval import registry
+
+    monkeypatch.setitem(registry.BUILDERS, "failing", lambda factory, args, kwargs: Failing())
+    assert main(["evaluate", "--beir", str(beir_path), "--split", "test", "--quiet", "--cache", str(tmp_path / "c"),
+                 "--retrievers", "failing,bm25", "--out", str(tmp_path / "out")]) == 0
+    metrics = read_json(tmp_path / "out" / "metrics.json", "metrics")
+    assert list(metrics["retrievers"]) == ["bm25"]
+    assert metrics["skipped"] == {"failing": "failed while running: endpoint http://stub: 503 Service Unavailable"}
+    assert "Skipped **failing**" in (tmp_path / "out" / "report.md").read_text()
+    assert "skipping failing: endpoint http://stub: 503" in capsys.readouterr().err

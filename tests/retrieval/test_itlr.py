@@ -4,7 +4,7 @@ import pytest
 from pipeline.errors import ComlqError
 from retrieval.base import Corpus, Query
 from pipeline.logical_form import And, Not, Or, Term, parse, terms, to_string
-from retrieval.itlr import CALIBRATIONS, OPERATORS, ITLRRetriever, evaluate
+from retrieval.itlr import CALIBRATIONS, OPERATORS, ITLRRetriever, evaluate, parse_queries
 
 A, B, C, D = Term("a"), Term("b"), Term("c"), Term("d")
 
@@ -117,6 +117,14 @@ def test_itlr_ranks_by_the_combined_score_and_asks_each_term_once():
     assert scorer.asked == [["x", "y"]]  # distinct terms of the batch, once
 
 
+def test_candidates_tied_at_the_kth_score_are_the_largest_ids():
+    scorer = FixedScorer({"x": [0.0, 0.9, 0.0, 0.0, 0.0, 0.0]})
+    itlr = ITLRRetriever(scorer, lambda qs: [q.logical_form for q in qs], candidates_k=3)
+    itlr.index(Corpus(("d1", "d2", "d5", "d3", "d6", "d4"), ("",) * 6))
+    run = itlr.retrieve([Query("q1", "", logical_form='"x"')], k=6)
+    assert list(run["q1"]) == ["d2", "d6", "d5"]  # of the five zeros, the two largest ids
+
+
 @pytest.mark.parametrize("source", ["terms", "query"])
 def test_candidates_are_scored_exactly_and_hold_the_same_top(data, encoder, source):
     from retrieval.dense import DenseRetriever
@@ -142,3 +150,13 @@ def test_candidates_are_scored_exactly_and_hold_the_same_top(data, encoder, sour
 def test_unknown_operator_set_names_the_known_ones():
     with pytest.raises(ComlqError, match="unknown operator set 'max'.*product, sum, minmax, inverse"):
         ITLRRetriever(FixedScorer({}), lambda qs: [], operators="max")
+
+
+def test_parse_queries_records_forms_and_names_a_bad_one():
+    used: dict[str, str] = {}
+    queries = [Query("q1", "", logical_form='"a" AND NOT "b"'), Query("q2", "", logical_form='"a" AND')]
+    parser = lambda qs: [q.logical_form for q in qs]  # noqa: E731
+    assert parse_queries(parser, queries[:1], used) == [And((A, Not(B)))]
+    assert used == {"q1": '"a" AND NOT "b"'}
+    with pytest.raises(ComlqError, match="query 'q2': "):
+        parse_queries(parser, queries, used)

@@ -18,6 +18,13 @@ from retrieval.parse_rules import to_logical_form
     ("Cities in France or Spain, excluding capitals", '("Cities in France" OR "Spain") AND NOT "capitals"'),
     ("Who wrote Hamlet and Macbeth?", '"Who wrote Hamlet" AND "Macbeth"'),
     ("Who is the brother of Moses?", '"Who is the brother of Moses"'),
+    ("Excluding films by Nolan, which films star Michael Caine?",
+     'NOT "films by Nolan" AND "which films star Michael Caine"'),
+    ("Not directed by Nolan, which films star Caine and Bale?",
+     'NOT "directed by Nolan" AND "which films star Caine" AND "Bale"'),
+    ("Excluding films by Nolan, which films star Caine but not Bale?",
+     'NOT "films by Nolan" AND "which films star Caine" AND NOT "Bale"'),
+    ("Not directed by Nolan", 'NOT "directed by Nolan"'),
 ])
 def test_cue_words(question, form):
     assert to_logical_form(question) == form

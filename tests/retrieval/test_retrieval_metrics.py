@@ -25,6 +25,16 @@ def test_top_k_keeps_ties_in_trec_eval_order():
     scores = np.array([0.5, 0.9, 0.5, 0.1, 0.5])
     assert list(top_k(ids, scores, 2)) == ["b", "e"]  # a, c, e tie at 0.5: e is first
     assert top_k(ids, np.array([0.2, 0.7]), 5, rows=np.array([3, 0])) == {"a": 0.7, "d": 0.2}
+    assert top_k(ids, np.array([0.5, 0.5]), 1, rows=np.array([4, 1])) == {"e": 0.5}  # ties by id, not row
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_top_k_equals_a_full_sort_when_most_scores_tie(seed):
+    rng = np.random.default_rng(seed)
+    ids = [f"p{i}" for i in rng.permutation(300)]  # ids out of row order
+    scores = np.where(rng.random(300) < 0.1, rng.integers(1, 4, 300), 0).astype(float)  # BM25-like: mostly 0
+    for k in (1, 5, 30, 100, 299, 300, 400):
+        assert list(top_k(ids, scores, k).items()) == ranked(dict(zip(ids, scores.tolist())))[:k]
 
 
 def test_measures_equal_hand_computed_values():

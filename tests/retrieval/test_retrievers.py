@@ -76,6 +76,24 @@ def test_cache_ignores_a_shard_without_its_key_file(model, tmp_path):
     assert len(CachedEncoder(Counting(model), tmp_path).cache) == 2
 
 
+@pytest.mark.parametrize("damage", ["truncate", "extra key"])
+def test_a_damaged_shard_is_skipped_with_a_warning_and_re_encoded(model, tmp_path, capsys, damage):
+    first = CachedEncoder(Counting(model), tmp_path)
+    vectors = first.encode(["one", "two"], progress=False)
+    shard = next(first.cache.dir.glob("shard-*.npy"))
+    if damage == "truncate":  # e.g. an OS crash before the data reached the disk
+        shard.write_bytes(shard.read_bytes()[:200])
+    else:
+        keys = shard.with_name(shard.name.replace(".npy", ".keys.json"))
+        keys.write_text(keys.read_text().replace("]", ', "0000"]'))
+    counting = Counting(model)
+    again = CachedEncoder(counting, tmp_path)
+    np.testing.assert_allclose(again.encode(["one", "two"], progress=False), vectors, atol=1e-6)
+    assert counting.texts == 2  # re-encoded, not a traceback nor silently wrong rows
+    assert f"skipping damaged embedding cache shard {shard}" in capsys.readouterr().err
+    assert len(CachedEncoder(Counting(model), tmp_path).cache) == 2  # the new shard serves the next run
+
+
 def test_rrf_hand_computed():
     fused = rrf([{"q": {"a": 3.0, "b": 2.0}}, {"q": {"b": 9.0, "c": 1.0}}], k0=60)
     assert fused["q"] == pytest.approx({"a": 1 / 61, "b": 1 / 62 + 1 / 61, "c": 1 / 62})

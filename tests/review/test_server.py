@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from label_studio_sdk import LabelStudio
 
+from annotation import server
 from annotation.client import connect, export_tasks, find_project
 from annotation.pull import pull
 from annotation.push import push
 from annotation.results import structure_region
 from pipeline.cli import main
+from pipeline.errors import ComlqError
 from pipeline.schemas import read_json, read_jsonl
 
 pytestmark = pytest.mark.labelstudio
@@ -61,8 +65,6 @@ def test_a_restart_between_push_and_pull_loses_nothing_and_a_stopped_server_is_a
     run, config, case, _ = annotated
     before = pull(run, config)
     rows_before = (run / "review" / "reviewed.jsonl").read_text()
-    from annotation import server
-
     server.stop(ls.config, log=lambda _: None)
     try:
         code = _cli(monkeypatch, tmp_path, ls, "review", "pull", str(run))
@@ -103,3 +105,16 @@ def test_cli_push_and_pull_print_one_line_summaries(ls, tmp_path, monkeypatch, c
     assert all(p.result == [structure_region(True)] for p in predictions)  # the pushed items all passed
     assert _cli(monkeypatch, tmp_path, ls, "review", "pull", str(run)) == 0
     assert "(4 pending)" in capsys.readouterr().out
+
+
+def test_a_token_other_than_the_first_starts_is_a_clear_error(ls, monkeypatch):
+    # Label Studio keeps the token the data dir was first started with; a new one is rejected
+    monkeypatch.setenv(ls.config.token_env, "not-the-first-start-token")
+    data_dir = server.Server.from_config(ls.config).data_dir
+    expected = (rf"Label Studio at {re.escape(ls.config.url)} rejected the API token: it must be the token the server "
+                rf"in {re.escape(str(data_dir))} was first started with \(check \${ls.config.token_env} / review.token_env\)$")
+    with pytest.raises(ComlqError, match=expected):
+        server.start(ls.config, log=lambda _: None)
+    with pytest.raises(ComlqError, match=expected):
+        connect(ls.config)
+    assert server.status(ls.config)["healthy"]  # the running server is left alone

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -67,3 +71,42 @@ def test_push_to_no_server_is_one_line(config, tmp_path, capsys, make_run):
     assert main(["review", "push", str(make_run(tmp_path / "run")), "--config", str(toml)]) == 2
     assert capsys.readouterr().err == (f"comlq: error: Label Studio is not reachable at {config.url} "
                                        "(start it with `comlq review server start`)\n")
+
+
+@pytest.fixture()
+def booting_server(config, monkeypatch):
+    """A live process whose command line names label-studio, recorded in the pid file like ours,
+    that never answers /health (config's port is free); starting a second server fails the test."""
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "label-studio"])
+    while b"label-studio" not in Path(f"/proc/{process.pid}/cmdline").read_bytes():  # just after exec it can be empty
+        time.sleep(0.01)
+    data_dir = server.Server.from_config(config).data_dir
+    data_dir.mkdir(parents=True)
+    (data_dir / "server.pid").write_text(f"{process.pid}\n")
+
+    def no_second_server(*args, **kwargs):
+        raise AssertionError("start() launched a second Label Studio")
+
+    monkeypatch.setattr(server.subprocess, "Popen", no_second_server)
+    monkeypatch.setattr(server.time, "sleep", lambda _: None)
+    try:
+        yield process.pid
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_start_never_launches_a_second_server_next_to_an_unhealthy_one(config, booting_server):
+    pid_file = server.Server.from_config(config).pid_file
+    with pytest.raises(ComlqError, match=rf"Label Studio \(pid {booting_server}\) is running but not healthy; "
+                                         rf"see .*server\.log$"):
+        server.start(config, timeout=0.2, log=lambda _: None)
+    assert pid_file.read_text() == f"{booting_server}\n"  # kept: the server is still ours to stop
+
+
+def test_start_waits_for_a_server_that_is_still_booting(config, booting_server, monkeypatch):
+    answers = iter([False, False, True])
+    monkeypatch.setattr(server.Server, "healthy", lambda self, timeout=2.0: next(answers))
+    monkeypatch.setattr(server, "_check_token", lambda config, srv: None)  # no server to ask
+    assert server.start(config, timeout=60.0, log=lambda _: None) == booting_server
+    assert next(answers, "polled until healthy") == "polled until healthy"

@@ -59,11 +59,26 @@ def test_a_tie_on_structure_rejects_with_a_flag(run):
     item = next(i for i in review_items(run, ReviewConfig())[0] if i["id"] == "r-1p-1")
     votes = [ReviewVote("r-1p-1", who, ok, None, {"p1": 2}) for who, ok in
              (("a", True), ("b", False), ("c", True), ("d", False))]
-    review = decide(item, votes, 3)
+    review = decide(item, votes, 4)  # a tie needs an even number of annotators per item
     assert review["status"] == "rejected"
     assert review["structure_ok"] is None
     assert "tie:structure_ok" in review["flags"]
     assert review["reason"] == "no majority on structure"
+
+
+def test_only_the_first_needed_votes_count_for_decision_and_agreement(run):
+    item = next(i for i in review_items(run, ReviewConfig())[0] if i["id"] == "r-1p-1")
+    # a 2-1 accept by the first three annotations, then a late fourth "no" (say, the admin's)
+    votes = [ReviewVote("r-1p-1", who, ok, None, {"p1": grade}, annotation_id=annotation_id)
+             for who, ok, grade, annotation_id in (("late", False, 0, 40), ("b", False, 2, 12),
+                                                   ("a", True, 2, 11), ("c", True, 1, 13))]
+    review = decide(item, votes, 3)
+    assert (review["status"], review["structure_ok"], review["relevance"]) == ("accepted", True, {"p1": 2})
+    assert review["flags"] == ["extra_votes"]
+    assert len(review["votes"]) == 4  # every vote is kept in reviewed.jsonl
+    result = agreement([{"item": item, "review": review}], 3)
+    units = [d["votes"] for d in result["disagreements"]]
+    assert units == [{"a": 1, "b": 0, "c": 1}, {"a": 2, "b": 2, "c": 1}]
 
 
 def test_all_passages_graded_zero_rejects(run):
