@@ -57,7 +57,8 @@ def terms(node: Node, positive: bool | None = None, _negated: bool = False) -> I
 
 
 def to_string(node: Node) -> str:
-    """The canonical logical form of a tree (parse(to_string(t)) == t)."""
+    """The canonical logical form of a tree; parsing it gives the tree back, with nested
+    same-operator nodes flattened (And(a, And(b, c)) -> And(a, b, c))."""
     if isinstance(node, Term):
         return '"' + node.text.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(node, Not):

@@ -128,13 +128,16 @@ class Service:
         self.pid_file(name).unlink(missing_ok=True)
         if pid is None:
             return f"{name}: not running"
-        os.killpg(pid, signal.SIGTERM)  # its own session: the process and its children
-        deadline = time.monotonic() + grace
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        if _alive(pid):
-            os.killpg(pid, signal.SIGKILL)
-            return f"{name}: killed (pid {pid}; did not stop within {grace:.0f} s)"
+        try:
+            os.killpg(pid, signal.SIGTERM)  # its own session: the process and its children
+            deadline = time.monotonic() + grace
+            while _alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            if _alive(pid):
+                os.killpg(pid, signal.SIGKILL)
+                return f"{name}: killed (pid {pid}; did not stop within {grace:.0f} s)"
+        except ProcessLookupError:  # it exited between the check and the signal
+            pass
         return f"{name}: stopped (pid {pid})"
 
     def status(self) -> list[str]:
