@@ -13,7 +13,7 @@ import argparse
 import time
 
 from pipeline.config import GenerateConfig
-from pipeline.kg import build_kg, generate_type
+from pipeline.kg.generator import build_kg, generate_type
 from pipeline.passages import SAMPLE_PATH, load_passages
 from pipeline.querytypes import TYPE_NAMES
 

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from pipeline.config import Config
-from pipeline.llm import generate_llm
+from pipeline.llm.generator import generate_llm
 from pipeline.passages import SAMPLE_PATH, load_passages
 from pipeline.querytypes import TYPE_NAMES
 

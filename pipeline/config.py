@@ -6,6 +6,7 @@ environment variables named below, at the moment they are needed.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import tomllib
@@ -100,6 +101,18 @@ class Config:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def with_overrides(self, overrides: dict[str, Any], where: str = "override") -> Config:
+        """A copy with `{"section.key": value}` applied (None keeps the value), checked like the file."""
+        config = copy.deepcopy(self)
+        for name, value in overrides.items():
+            section_name, _, key = name.partition(".")
+            section = getattr(config, section_name, None)
+            if not key or not dataclasses.is_dataclass(section):
+                raise ComlqError(f"{where}: unknown setting {name!r} (expected SECTION.KEY)")
+            if value is not None:
+                _apply(section, {key: value}, f"{where} {name}")
+        return config
 
 
 def _fits(value: Any, hint: Any) -> bool:

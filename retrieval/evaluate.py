@@ -9,8 +9,6 @@ REPORT/report.md        tables; REPORT/*.png plots
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import re
 import sys
 import time
@@ -18,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pipeline.config import Config, load_config
+from pipeline.config import Config
 from pipeline.errors import ComlqError
 from pipeline.schemas import write_json
 from retrieval.base import RetrieverUnavailable, describe, write_trec
@@ -91,31 +89,3 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
     write_json(out / "per_query.json", values)
     write_report(out, metrics)
     return metrics
-
-
-def _evaluate(args: argparse.Namespace) -> None:
-    from retrieval.registry import split_top_level
-
-    config = load_config(args.config)
-    overrides = {"parse": args.parse, "model": args.model, "cache_dir": args.cache, "depth": args.depth}
-    config.evaluate = dataclasses.replace(config.evaluate, **{k: v for k, v in overrides.items() if v is not None})
-    retrievers = split_top_level(args.retrievers) if args.retrievers else None
-    metrics = run_evaluation(args.beir, args.out, config, args.split, retrievers, progress=not args.quiet)
-    print(f"wrote {Path(args.out) / 'metrics.json'} and {Path(args.out) / 'report.md'} "
-          f"({len(metrics['retrievers'])} retrievers, {metrics['dataset']['queries']} queries)")
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("evaluate", help="evaluate retrievers on a BEIR folder (metrics.json, TREC runs, report.md, plots)")
-    p.add_argument("--beir", required=True, help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv")
-    p.add_argument("--split", default=None, help="qrels split (default: [evaluate] split, 'test')")
-    p.add_argument("--retrievers", default=None,
-                   help="comma-separated specs, e.g. bm25,dense,itlr,itlr-bm25,rewrite,'rrf(bm25,dense)'")
-    p.add_argument("--parse", choices=("gold", "rules", "llm"), default=None, help="where ITLR's logical forms come from")
-    p.add_argument("--model", default=None, help="sentence-transformers model name or path (default: all-MiniLM-L6-v2)")
-    p.add_argument("--cache", default=None, help="embedding cache folder (default: ~/.cache/comlq/embeddings)")
-    p.add_argument("--depth", type=int, default=None, help="passages retrieved per query (default 100)")
-    p.add_argument("--config", default=None, help="TOML configuration file")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p.add_argument("--out", required=True, help="report folder")
-    p.set_defaults(handler=_evaluate)

@@ -11,7 +11,6 @@ export leaves the previous one untouched.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.config import ExportConfig, load_config
+from pipeline.config import ExportConfig
 from pipeline.errors import ComlqError
 from pipeline.export.beir import corpus_ids, write_beir
 from pipeline.export.card import CardFacts, render_card
@@ -113,34 +112,3 @@ def export(run_dir: str | Path, out: str | Path, config: ExportConfig,
         write_hf(dataset_dict(rows_by_split), staging)
         (staging / "README.md").write_text(render_card(facts, run, rows_by_split), encoding="utf-8")
     return ExportResult(out, {s: len(r) for s, r in rows_by_split.items()}, len(corpus), run.dropped_items)
-
-
-def _cli(args: argparse.Namespace) -> None:
-    config = load_config(args.config).export
-    if args.ratios is not None:
-        config.ratios = parse_ratios(args.ratios)
-    for key in ("seed", "distractors"):
-        if getattr(args, key) is not None:
-            setattr(config, key, getattr(args, key))
-    from pipeline.export.hf import TOKEN_ENV, push_to_hub
-
-    if args.push_to_hub and not os.environ.get(TOKEN_ENV):  # fail before the work, not after
-        raise ComlqError(f"--push-to-hub {args.push_to_hub}: set {TOKEN_ENV} to a Hugging Face write token")
-    result = export(args.dir, args.out, config, args.passages)
-    print(result.describe())
-    if args.push_to_hub:
-        push_to_hub(result.out, args.push_to_hub)
-        print(f"pushed to https://huggingface.co/datasets/{args.push_to_hub}")
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="export checked or reviewed items as HF DatasetDict, Parquet and BEIR folder")
-    p.add_argument("dir", help="run folder with items.jsonl (and review/reviewed.jsonl when reviewed)")
-    p.add_argument("--out", required=True, help="export folder (replaced if it holds an earlier export)")
-    p.add_argument("--ratios", default=None, help="train,validation,test ratios (default: 0.7,0.1,0.2)")
-    p.add_argument("--seed", type=int, default=None, help="seed for the split and the distractors")
-    p.add_argument("--distractors", type=int, default=None, help="extra passages from the pool in the BEIR corpus")
-    p.add_argument("--passages", default=None, help="passage pool (default: DIR/passages.jsonl, else the sample)")
-    p.add_argument("--push-to-hub", default=None, metavar="REPO", help="also upload to the Hub (needs $HF_TOKEN)")
-    p.add_argument("--config", default=None, help="TOML configuration file")
-    p.set_defaults(handler=_cli)

@@ -2,10 +2,6 @@
 
 Modules: prompts (render prompts/llm/), grouping (passages sharing an entity), client (openai
 SDK + cache + rate limit), ledger (calls, tokens, cost), parse (JSON extraction and schema
-validation), build (answer -> checked Item), generator (planning and concurrency),
-scripted_server (a scripted OpenAI-compatible server for tests and for trying the wiring).
+validation), build (answer -> checked Item), generator (planning and concurrency; the `llm`
+generator).
 """
-
-from pipeline.llm.generator import generate_llm
-
-__all__ = ["generate_llm"]

@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from pipeline.config import Config
 from pipeline.errors import ComlqError
+from pipeline.generator import BaseGenerator, GenerationResult
 from pipeline.llm.build import build_item
 from pipeline.llm.client import CallError, LLMClient
 from pipeline.llm.grouping import mention_graph, passage_groups, spread
@@ -34,6 +35,7 @@ from pipeline.logical_form import parse as parse_logical_form
 from pipeline.llm.prompts import fix_message, render
 from pipeline.querytypes import TYPE_NAMES, get_type
 from pipeline.records import Item, Passage
+from pipeline.runfolder import RunFolder
 from pipeline.schemas import write_json
 
 Outcome = Item | dict[str, Any]  # an item, or a rejected record (schemas/rejected)
@@ -109,14 +111,29 @@ def run_job(job: Job, passages: dict[str, Passage], client: LLMClient, config: C
                            attempts)
 
 
-def generate_llm(passages: dict[str, Passage], config: Config, types: tuple[str, ...], out_dir: Path):
-    """Generate items for `types` from `passages`; writes the cache and <out_dir>/ledger.json."""
-    from pipeline.generate import GenerationResult  # generate imports this package lazily
+class LLMGenerator(BaseGenerator):
+    """One type per chunk (a chunk is a unit of retry and of caching), retried on service failures."""
 
+    name = "llm"
+    types_per_chunk = 1
+    network = True
+    shared_stats = frozenset({"generator", "per_type", "passage_groups", "endpoint", "model"})
+
+    def generate(self, passages: dict[str, Passage], config: Config, types: tuple[str, ...],
+                 out_dir: Path) -> GenerationResult:
+        return generate_llm(passages, config, types, out_dir)
+
+    def write(self, result: GenerationResult, out_dir: Path) -> None:
+        super().write(result, out_dir)
+        write_json(RunFolder(out_dir).ledger, result.stats["llm"], "llm_ledger")  # the chunks' ledgers summed
+
+
+def generate_llm(passages: dict[str, Passage], config: Config, types: tuple[str, ...], out_dir: Path) -> GenerationResult:
+    """Generate items for `types` from `passages`; writes the cache and <out_dir>/ledger.json."""
     out_dir = Path(out_dir)
     settings = config.llm
     _check_settings(settings.concurrency, settings.passage_counts, passages)
-    cache_dir = Path(settings.cache_dir) if settings.cache_dir else out_dir / "cache" / "llm"
+    cache_dir = Path(settings.cache_dir) if settings.cache_dir else RunFolder(out_dir).llm_cache
     ledger = Ledger(settings.base_url or "https://api.openai.com/v1", settings.model,
                     settings.price_prompt_per_1m, settings.price_completion_per_1m)
     client = LLMClient(settings, cache_dir, ledger)
@@ -135,7 +152,7 @@ def generate_llm(passages: dict[str, Passage], config: Config, types: tuple[str,
         outcomes.extend(_run_rounds(passages, config, types, planner, client, prompts))
     finally:
         client.close()
-        write_json(out_dir / "ledger.json", ledger.to_dict(), "llm_ledger")
+        write_json(RunFolder(out_dir).ledger, ledger.to_dict(), "llm_ledger")
 
     stats = _stats(outcomes, types, prompts, planner, ledger, config.generate.per_type)
     stats["planning_seconds"] = round(planning_seconds, 3)

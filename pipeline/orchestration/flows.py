@@ -39,9 +39,10 @@ from pipeline import passages as passages_stage
 from pipeline.config import (Config, EvaluateConfig, ExportConfig, GenerateConfig, LLMConfig, ReviewConfig,
                              load_config)
 from pipeline.errors import ComlqError
+from pipeline.generator import GenerationResult, get_generator
 from pipeline.orchestration import markers
-from pipeline.schemas import write_json
 from pipeline.querytypes import TYPE_NAMES
+from pipeline.runfolder import STAGES, RunFolder
 
 PROMPTS = Path(str(resources.files("prompts")))  # the generators' templates (part of the generate key)
 AWAITING_REVIEW = "AwaitingReview"  # the name of the state a run ends in after its push
@@ -171,7 +172,7 @@ CHUNK_CACHE = (INPUTS - "passages_path" - "out_dir" - "llm_cache") + TASK_SOURCE
 
 @task(name="generate-chunk", cache_policy=CHUNK_CACHE, persist_result=True)
 def generate_chunk(generate: GenerateConfig, llm: LLMConfig, passages_digest: str, types: tuple[str, ...],
-                   passages_path: str, out_dir: str, llm_cache: str) -> generate_stage.GenerationResult:
+                   passages_path: str, out_dir: str, llm_cache: str) -> GenerationResult:
     """Generate the items of some query types (one chunk of the generation stage).
 
     llm_cache: the LLM call cache folder when the configuration names none (not part of the key).
@@ -185,84 +186,48 @@ def chunked(types: Sequence[str], size: int) -> list[tuple[str, ...]]:
     return [tuple(types[i:i + size]) for i in range(0, len(types), max(size, 1))]
 
 
-def merge_results(results: Sequence[generate_stage.GenerationResult]) -> generate_stage.GenerationResult:
-    merged = generate_stage.GenerationResult()
-    for result in results:
-        merged.items.extend(result.items)
-        merged.rejected.extend(result.rejected)
-    merged.stats = results[0].stats if len(results) == 1 else merge_stats([r.stats for r in results])
-    return merged
-
-
-# What every chunk shares (settings, the graph, the endpoint): taken from the first chunk, not summed.
-SHARED_STATS = {"generator", "seed", "per_type", "max_answers", "graph", "passage_groups", "endpoint", "model"}
-
-
-def merge_stats(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The chunks' stats as one: shared settings kept, counts summed, dicts merged key by key,
-    lists joined; rates and prices (`..._per_...`) kept when the chunks agree, else listed per chunk."""
-    merged: dict[str, Any] = {}
-    for key in dict.fromkeys(k for part in parts for k in part):
-        values = [part[key] for part in parts if key in part]
-        if key in SHARED_STATS:
-            merged[key] = values[0]
-        elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values) and "per_" not in key:
-            merged[key] = sum(values)
-        elif all(isinstance(v, dict) for v in values):
-            merged[key] = merge_stats(values)
-        elif all(isinstance(v, list) for v in values):
-            merged[key] = [x for v in values for x in v]
-        else:
-            merged[key] = values[0] if all(v == values[0] for v in values) else values
-    return merged
-
-
 @flow(name="generate", task_runner=ThreadPoolTaskRunner(max_workers=1))
 def generate_flow(run_dir: str, config: str | None = None, generator: str | None = None,
                   per_type: int | None = None, seed: int | None = None, types: list[str] | None = None,
                   types_per_chunk: int | None = None) -> dict[str, Any]:
     """RUN/passages.jsonl -> RUN/items.jsonl, rejected.jsonl, stats.json, in chunks of query types.
 
-    types_per_chunk: default all 14 in one chunk for `kg` (its graph is built once per chunk)
-    and one type per chunk for `llm`. Chunks run one at a time in-process, so the LLM client's
-    own pool (llm.concurrency) is the only concurrency against the endpoint; on Dask each
-    worker process runs one chunk at a time.
+    types_per_chunk: default the generator's own (all 14 in one chunk for `kg`, whose graph is
+    built once per chunk; one type per chunk for `llm`). Chunks run one at a time in-process, so
+    the LLM client's own pool (llm.concurrency) is the only concurrency against the endpoint; on
+    Dask each worker process runs one chunk at a time.
     """
     cfg = run_config(config, generator=generator, per_type=per_type, seed=seed)
-    run = Path(run_dir)
-    passages_path = run / "passages.jsonl"
-    wanted = tuple(types or TYPE_NAMES)
-    unknown = [t for t in wanted if t not in TYPE_NAMES]
-    if unknown:
-        raise ComlqError(f"unknown query type(s) {', '.join(unknown)}")
-    llm = cfg.generate.generator == "llm"
-    chunks = chunked(wanted, types_per_chunk or (1 if llm else len(wanted)))
+    run = RunFolder(run_dir)
+    stage = STAGES["generate"]
+    wanted = generate_stage.check_types(tuple(types or TYPE_NAMES))
+    gen = get_generator(cfg.generate.generator)
+    chunks = chunked(wanted, types_per_chunk or gen.types_per_chunk or len(wanted))
     # the triples file's and the prompt templates' contents count, not only their names
-    inputs = [passages_path, *([cfg.generate.triples] if cfg.generate.triples else []), PROMPTS]
+    inputs = [*run.paths(stage.reads), *([cfg.generate.triples] if cfg.generate.triples else []), PROMPTS]
     stage_key = markers.key(cfg.generate, cfg.llm, *(markers.digest(path) for path in inputs), wanted, len(chunks))
 
     def work() -> dict[str, Any]:
-        task_ = generate_chunk.with_options(**NETWORK_RETRIES) if llm else generate_chunk
-        digest = markers.digest(passages_path)
+        task_ = generate_chunk.with_options(**NETWORK_RETRIES) if gen.network else generate_chunk
+        digest = markers.digest(run.passages)
         with progress(len(chunks), "generate", "comlq-generate-progress") as bar:
             # submitted in order; the task runner decides how many run at once
-            futures = [task_.submit(cfg.generate, cfg.llm, digest, chunk, str(passages_path),
-                                    str(run if len(chunks) == 1 else run / "chunks" / "-".join(chunk)),
-                                    str(run / "cache" / "llm"))  # one call cache per run, whatever the chunking
+            futures = [task_.submit(cfg.generate, cfg.llm, digest, chunk, str(run.passages),
+                                    str(run.root if len(chunks) == 1 else run.chunk(chunk).root),
+                                    str(run.llm_cache))  # one call cache per run, whatever the chunking
                        for chunk in chunks]
             for future in as_completed(futures):
                 bar.step()
-        merged = merge_results([future.result() for future in futures])
-        generate_stage.write_generation(merged, run)
-        if llm and len(chunks) > 1:  # each chunk wrote its own ledger; the run's is their sum
-            write_json(run / "ledger.json", merged.stats["llm"], "llm_ledger")
+        results = [future.result() for future in futures]
+        merged = GenerationResult([i for r in results for i in r.items], [x for r in results for x in r.rejected],
+                                  gen.merge_stats([r.stats for r in results]))
+        gen.write(merged, run.root)  # also when a cached chunk result stood in for running it
         counts = {"items": len(merged.items), "rejected": len(merged.rejected)}
         for item in merged.items:
             counts[f"items {item.type}"] = counts.get(f"items {item.type}", 0) + 1
         return counts
 
-    outputs = [run / "items.jsonl", run / "rejected.jsonl", run / "stats.json"]
-    return once(run_dir, "generate", stage_key, outputs, work)
+    return once(run_dir, "generate", stage_key, run.paths(stage.writes), work)
 
 
 # ---------------------------------------------------------------------------- stage: review

@@ -8,7 +8,6 @@ session and is stopped by the pid recorded at start.
 
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import subprocess
@@ -164,28 +163,3 @@ def _alive(pid: int) -> bool:
 def prefect_command() -> list[str]:
     """The prefect CLI of this interpreter's environment."""
     return [sys.executable, "-m", "prefect"]
-
-
-def _cli(args: argparse.Namespace) -> int:
-    service = Service(Path(args.home), args.port, args.pool)
-    if args.action == "start":
-        lines = service.start(deploy=not args.no_deploy, worker=not args.no_worker)
-    elif args.action == "stop":
-        lines = service.stop()
-    else:
-        lines = service.status()
-    print("\n".join(lines))
-    if args.action == "start":
-        print(f"export PREFECT_API_URL={service.api_url}   # to use it from this shell (prefect CLI, comlq run)")
-    return 0 if args.action != "status" or service.healthy() else 1
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("serve", help="start/stop a Prefect server, work pool, flows.yaml deployments and a worker")
-    p.add_argument("action", choices=("start", "stop", "status"))
-    p.add_argument("--home", default="work/prefect-server", help="server home, database, logs and pid files")
-    p.add_argument("--port", type=int, default=4200, help="server port on 127.0.0.1 (default 4200)")
-    p.add_argument("--pool", default="comlq", help="process work pool name (flows.yaml uses 'comlq')")
-    p.add_argument("--no-deploy", action="store_true", help="start: do not deploy flows.yaml")
-    p.add_argument("--no-worker", action="store_true", help="start: do not start a worker")
-    p.set_defaults(handler=_cli)

@@ -13,7 +13,7 @@ import pytest
 
 from pipeline.orchestration.serve import Service
 
-PORT = 14200  # reserved for the orchestration tests (see the common brief)
+PORT = int(os.environ.get("COMLQ_TEST_PREFECT_PORT", "14200"))  # parallel checkouts set their own
 COMLQ = [sys.executable, "-m", "pipeline.cli"]
 
 

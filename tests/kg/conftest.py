@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.config import GenerateConfig
-from pipeline.generate import GenerationResult
-from pipeline.kg import generate_kg
+from pipeline.generator import GenerationResult
+from pipeline.kg.generator import generate_kg
 from pipeline.kg.graph import KnowledgeGraph, read_triples
 from pipeline.passages import SAMPLE_PATH, load_passages
 from pipeline.querytypes import TYPE_NAMES

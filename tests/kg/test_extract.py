@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.kg import build_kg
+from pipeline.kg.generator import build_kg
 from pipeline.kg.extract import century, extract
 from pipeline.kg.precision import table
 from pipeline.records import Passage

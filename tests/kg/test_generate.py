@@ -12,8 +12,8 @@ import pytest
 
 from pipeline.cli import main
 from pipeline.errors import ComlqError
-from pipeline.generate import write_generation
-from pipeline.kg import generate_kg
+from pipeline.kg.generator import KGGenerator
+from pipeline.kg.generator import generate_kg
 from pipeline.kg.graph import read_triples
 from pipeline.kg.query import evaluate, plan_for
 from pipeline.logical_form import parse
@@ -125,7 +125,7 @@ def test_logical_forms_parse_as_itlr(result):
 
 def test_same_seed_same_bytes(passages, tmp_path, config):
     for run in ("a", "b"):
-        write_generation(generate_kg(passages, config(per_type=2, seed=5), TYPE_NAMES), tmp_path / run)
+        KGGenerator().write(generate_kg(passages, config(per_type=2, seed=5), TYPE_NAMES), tmp_path / run)
     for name in ("items.jsonl", "rejected.jsonl"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     stats = [json.loads((tmp_path / run / "stats.json").read_text()) for run in ("a", "b")]
@@ -202,7 +202,7 @@ def test_cli_bad_triples_is_one_line(tmp_path, capsys):
 
 def test_same_seed_same_bytes_across_processes():
     """Set iteration order changes with PYTHONHASHSEED; the output must not."""
-    script = ("import json, sys; from pipeline.config import GenerateConfig; from pipeline.kg import generate_kg; "
+    script = ("import json, sys; from pipeline.config import GenerateConfig; from pipeline.kg.generator import generate_kg; "
               "from pipeline.passages import load_passages; from pipeline.querytypes import TYPE_NAMES; "
               f"r = generate_kg(load_passages({str(PASSAGES)!r}), GenerateConfig(per_type=2, seed=4, "
               f"triples={str(TRIPLES)!r}), TYPE_NAMES); "

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from pipeline.errors import ComlqError
-from pipeline.kg import builtin_inverses, generate_kg
+from pipeline.kg.generator import builtin_inverses, generate_kg
 from pipeline.kg.extract import Fact
 from pipeline.kg.graph import KnowledgeGraph, build_graph
 from pipeline.kg.query import evaluate, plan_for

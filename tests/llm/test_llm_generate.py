@@ -8,7 +8,7 @@ import pytest
 
 from pipeline.errors import ComlqError
 from pipeline.generate import generate
-from pipeline.llm import generate_llm
+from pipeline.llm.generator import generate_llm
 from pipeline.llm.scripted_server import Script
 from pipeline.schemas import read_json, read_jsonl
 

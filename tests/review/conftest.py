@@ -31,7 +31,7 @@ from pipeline.orchestration.settings import EPHEMERAL_STARTUP_TIMEOUT_SECONDS, c
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
-PORT = 18080
+PORT = int(os.environ.get("COMLQ_TEST_LS_PORT", "18080"))  # parallel checkouts set their own
 TOKEN_ENV = "COMLQ_TEST_LS_TOKEN"  # not the user's own LABEL_STUDIO_USER_TOKEN
 
 

@@ -6,14 +6,14 @@ import argparse
 import json
 import os
 
-from pipeline.config import load_config
+from pipeline.cli import add_config, config_of
 from pipeline.errors import ComlqError
 
 
 def _server(args: argparse.Namespace) -> int:
     from annotation import server
 
-    config = load_config(args.config).review
+    config = config_of(args).review
     if args.action == "install":
         print(server.ensure_installed())
     elif args.action == "start":
@@ -30,7 +30,7 @@ def _server(args: argparse.Namespace) -> int:
 def _add_annotator(args: argparse.Namespace) -> None:
     from annotation.users import add_annotator
 
-    config = load_config(args.config).review
+    config = config_of(args).review
     given = None
     if args.password_env:
         given = os.environ.get(args.password_env)
@@ -45,14 +45,14 @@ def _add_annotator(args: argparse.Namespace) -> None:
 def _push(args: argparse.Namespace) -> None:
     from annotation.push import push
 
-    config = load_config(args.config).review
+    config = config_of(args).review
     print(push(args.dir, config, args.passages, args.predictions).describe())
 
 
 def _pull(args: argparse.Namespace) -> None:
     from annotation.pull import pull
 
-    print(pull(args.dir, load_config(args.config).review).describe())
+    print(pull(args.dir, config_of(args).review).describe())
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     def verb(name: str, help: str, handler) -> argparse.ArgumentParser:
         p = verbs.add_parser(name, help=help)
-        p.add_argument("--config", default=None, help="TOML configuration file (default: $COMLQ_CONFIG or defaults)")
+        add_config(p)
         p.set_defaults(handler=handler)
         return p
 

@@ -1,0 +1,81 @@
+"""The `comlq` command line: argument parsing for every verb, gathered here; the stages hold no CLI code.
+
+    line.py      types, passages, generate, export, run
+    review.py    review server|add-annotator|push|pull
+    evaluate.py  evaluate
+    serve.py     serve start|stop|status
+
+Options that set a configuration value use `dest="SECTION.KEY"`; `overrides(args)` collects
+them for `Config.with_overrides`, so every verb applies its overrides the same way. Library code
+logs through `logging`; `main` routes those records to stderr (heavy imports stay lazy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from pipeline.config import Config, load_config
+from pipeline.errors import ComlqError
+
+LIBRARY_LOGGERS = ("pipeline", "annotation", "retrieval")
+
+
+def overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The options given as `dest="SECTION.KEY"` (None: not given)."""
+    return {key: value for key, value in vars(args).items() if "." in key}
+
+
+def config_of(args: argparse.Namespace) -> Config:
+    """The configuration file (or $COMLQ_CONFIG, or defaults) with the command line's overrides."""
+    return load_config(getattr(args, "config", None)).with_overrides(overrides(args), "command line")
+
+
+def add_config(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", default=None, help="TOML configuration file (default: $COMLQ_CONFIG or built-in defaults)")
+
+
+class _Formatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        return f"comlq: {record.levelname.lower()}: {message}" if record.levelno >= logging.WARNING else message
+
+
+def configure_logging(verbose: bool = False) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_Formatter())
+    for name in LIBRARY_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler]
+        logger.setLevel(logging.DEBUG if verbose else logging.INFO)
+        logger.propagate = False
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from pipeline.cli import evaluate, line, review, serve
+
+    parser = argparse.ArgumentParser(prog="comlq", description="Build and evaluate complex logical query benchmarks.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in (line, review, evaluate, serve):
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging(getattr(args, "verbose", False))
+    try:
+        return int(args.handler(args) or 0)
+    except ComlqError as exc:
+        print(f"comlq: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("comlq: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,223 @@
+"""The `kg` generator: a knowledge graph from the passages, grounded samples of every type, their items."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import sys
+import time
+from collections import Counter
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+from pipeline.config import Config, GenerateConfig
+from pipeline.errors import ComlqError
+from pipeline.generator import BaseGenerator, GenerationResult
+from pipeline.kg.extract import extract
+from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
+from pipeline.kg.query import plan_for
+from pipeline.kg.sample import Grounding, Sampler
+from pipeline.kg.verbalize import Verbalizer, templates
+from pipeline.querytypes import check_triples, get_type, matches, query_graph
+from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage, Triple
+from pipeline.resources import package_data
+
+ATTEMPTS_PER_ITEM = 400  # sampling budget per requested item before a type is reported short
+STALL = 4000  # consecutive failed attempts after which a type is taken as exhausted
+_PLACEHOLDER = re.compile(r"\?[A-Za-z][A-Za-z0-9_]*|\bR\d*\b")  # variables and relation placeholders
+
+_REASONS = {
+    "duplicate_grounding": "the grounding was already generated",
+    "too_many_answers": "more answers than max_answers",
+    "evidence_over_3_passages": "the answers' evidence spans more than 3 passages (ComLQ variants have 1-3)",
+    "redundant_condition": "dropping an intersected or unioned condition left the answers unchanged",
+    "negation_removes_nothing": "the negation removed no answer",
+    "negation_has_nothing_to_remove": "the positive part had no other member for the negation to remove",
+    "no_violating_passage": "every passage of the removed answers is also evidence",
+    "relation_then_inverse": "a relation was followed by its own inverse",
+    "anchor_clash": "two anchors had the same name",
+    "dead_end": "the walk back from the answer found no usable edge",
+    "empty_answer": "the query had no answer",
+    "no_evidence": "no passage states the facts",
+    "type_check_failed": "the triples did not form the type (bug)",
+}
+
+
+def builtin_inverses() -> dict[str, str]:
+    return {name: spec["inverse"] for name, spec in templates()["relations"]["relations"].items()}
+
+
+def relation_weights(kg: KnowledgeGraph, overrides: dict[str, float]) -> dict[str, float]:
+    """Sampling weight of every relation of `kg`, both directions: weights.yaml, then `overrides`."""
+    if not isinstance(overrides, dict):
+        raise ComlqError(f"[generate] relation_weights: expected a table of relation = weight (got {overrides!r})")
+    unknown = sorted(set(overrides) - set(kg.inverses))
+    if unknown:
+        raise ComlqError(f"[generate] relation_weights: unknown relation {unknown[0]!r} "
+                         f"(the graph has: {', '.join(sorted(kg.inverses))})")
+    weights: dict[str, float] = {}
+    for source in (default_weights(), overrides):
+        for relation, weight in source.items():
+            if not isinstance(weight, (int, float)) or weight < 0:
+                raise ComlqError(f"[generate] relation_weights: weight of {relation!r} must be a number >= 0 "
+                                 f"(got {weight!r})")
+            if relation in kg.inverses:
+                weights[relation] = weights[kg.inverses[relation]] = float(weight)
+    if all(weights.get(r, 1.0) == 0 for r in kg.inverses):
+        raise ComlqError("[generate] relation_weights: every relation weighs 0, nothing can be sampled")
+    return weights
+
+
+@cache
+def default_weights() -> dict[str, float]:
+    return yaml.safe_load(package_data("pipeline", "kg/weights.yaml").read_text(encoding="utf-8"))
+
+
+def build_kg(passages: dict[str, Passage], triples: str | None = None) -> KnowledgeGraph:
+    """The graph from a user triples file, or from the built-in extractor over `passages`."""
+    if triples:
+        return read_triples(triples, passages)
+    if not passages:
+        raise ComlqError("kg generator: no passages to build a knowledge graph from")
+    kg = from_extraction(extract(passages), builtin_inverses())
+    if kg.graph.number_of_edges() == 0:
+        raise ComlqError(f"kg generator: no facts found in {len(passages)} passages; supply a triples file (--triples)")
+    return kg
+
+
+class KGGenerator(BaseGenerator):
+    """Offline: all requested types in one chunk, since the graph is built once per chunk."""
+
+    name = "kg"
+    shared_stats = frozenset({"generator", "seed", "per_type", "max_answers", "graph"})
+
+    def generate(self, passages: dict[str, Passage], config: Config, types: tuple[str, ...],
+                 out_dir: Path) -> GenerationResult:
+        return generate_kg(passages, config.generate, types)
+
+
+def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tuple[str, ...]) -> GenerationResult:
+    if config.per_type < 1:
+        raise ComlqError(f"per_type must be at least 1 (got {config.per_type})")
+    if config.max_answers < 1:
+        raise ComlqError(f"max_answers must be at least 1 (got {config.max_answers})")
+    for name in types:
+        get_type(name)
+    started = time.perf_counter()
+    kg = build_kg(passages, config.triples)
+    build_seconds = time.perf_counter() - started
+
+    result = GenerationResult()
+    per_type: dict[str, dict] = {}
+    started = time.perf_counter()
+    for name in types:
+        items, summary = generate_type(kg, name, config)
+        result.items.extend(items)
+        per_type[name] = summary
+        result.rejected.extend(_rejections(name, summary))
+    seconds = time.perf_counter() - started
+
+    short = {n: s for n, s in per_type.items() if s["generated"] < s["requested"]}
+    for name, summary in short.items():
+        print(f"kg: {name}: {summary['shortfall']}", file=sys.stderr)
+    result.stats = {
+        "generator": "kg", "seed": config.seed, "per_type": config.per_type, "max_answers": config.max_answers,
+        "graph": {"source": config.triples or "built-in extractor", **kg.stats()},
+        "items": len(result.items), "short_types": sorted(short),
+        "types": per_type,
+        "timing": {"graph_build_seconds": round(build_seconds, 3), "sampling_seconds": round(seconds, 3),
+                   "items_per_second": round(len(result.items) / seconds, 1) if seconds > 0 else None},
+    }
+    return result
+
+
+def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig) -> tuple[list[Item], dict]:
+    """Up to `config.per_type` items of one type, and a summary of the attempts."""
+    sampler = Sampler(kg, plan_for(name), random.Random(f"{config.seed}:{name}"), config.max_answers,
+                      relation_weights(kg, config.relation_weights))
+    items: list[Item] = []
+    budget = ATTEMPTS_PER_ITEM * config.per_type
+    attempts = failed = 0
+    while len(items) < config.per_type and attempts < budget and failed < STALL:
+        attempts += 1
+        grounding = sampler.attempt()
+        item = make_item(kg, grounding, config.seed) if grounding else None
+        if grounding and item is None:
+            sampler.rejections["type_check_failed"] += 1
+        if item is None:
+            failed += 1
+            continue
+        failed = 0
+        items.append(item)
+    summary = {
+        "requested": config.per_type, "generated": len(items), "attempts": attempts,
+        "rejections": dict(sorted(sampler.rejections.items())),
+        "n_passages": dict(sorted(Counter(str(i.n_passages) for i in items).items())),
+    }
+    if len(items) < config.per_type:
+        top = ", ".join(f"{r} {c}" for r, c in sorted(sampler.rejections.items(), key=lambda rc: (-rc[1], rc[0]))[:3])
+        why = f"{STALL} failures in a row" if failed >= STALL else f"budget {ATTEMPTS_PER_ITEM} per item"
+        summary["shortfall"] = (f"{len(items)} of {config.per_type} items after {attempts} sampled groundings "
+                                f"({why}); most frequent rejections: {top or 'none'}")
+    return items, summary
+
+
+def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int) -> Item | None:
+    """The item of a checked grounding, or None if its triples fail the type check."""
+    plan = grounding.plan
+
+    def name(node: str) -> str:
+        return kg.label(grounding.anchors[node]) if plan.is_anchor(node) else node
+
+    pattern = get_type(plan.type).pattern
+    triples = []
+    for index, (s, o) in enumerate(plan.edges):
+        flags = pattern.edges[s, o]
+        triples.append(Triple(name(s), grounding.relations[index], name(o), flags["negated"], flags["union"]))
+    reasons = check_triples(triples, plan.target, plan.type)
+    if reasons or not matches(query_graph(triples, plan.target), plan.type, directed=True):
+        return None
+    digest = hashlib.sha1(json.dumps([t.to_dict() for t in triples], sort_keys=True).encode()).hexdigest()[:12]
+    item_id = f"kg-{plan.type}-{digest}"
+    verbalizer = Verbalizer(kg, grounding, random.Random(f"{seed}:{item_id}"))
+    evidence = grounding.evidence
+    grade = 2 if len(evidence) == 1 else 1
+    return Item(
+        id=item_id, type=plan.type, n_passages=len(evidence), question=verbalizer.question(),
+        indicator=get_type(plan.type).indicator, grounded_indicator=fill_indicator(plan.type, triples),
+        triples=tuple(triples), target=plan.target, logical_form=verbalizer.logical_form(),
+        answers=tuple(sorted({kg.label(a) for a in grounding.answers})),
+        evidence=tuple(GradedPassage(p, grade) for p in evidence), violating=grounding.violating,
+        source_passages=tuple(sorted(set(evidence) | set(grounding.violating))),
+        generator=GeneratorInfo("kg", seed), check=Check(True, ()),
+    )
+
+
+def fill_indicator(type_name: str, triples: list[Triple]) -> str:
+    """The type's indicator with the triples' anchors and relations filled in.
+
+    Triples are in the pattern's order and edge directions, so this is the text
+    `querytypes.grounded_indicator` finds by isomorphism (the tests check they agree), at a
+    fraction of the cost.
+    """
+    qtype = get_type(type_name)
+    names: dict[str, str] = {}
+    for (s, o, data), triple in zip(sorted(qtype.pattern.edges(data=True), key=lambda e: e[2]["index"]), triples):
+        names.update({s: triple.subject, o: triple.object, data["relation"]: triple.relation})
+    return _PLACEHOLDER.sub(lambda m: names[m.group(0)], qtype.indicator)
+
+
+def _rejections(name: str, summary: dict) -> list[dict]:
+    """One rejected.jsonl record per type and reason (counts), plus one for a shortfall."""
+    records = [{"generator": "kg", "type": name, "reason": reason,
+                "detail": f"{count} of {summary['attempts']} sampled groundings: {_REASONS.get(reason, reason)}",
+                "attempts": count}
+               for reason, count in summary["rejections"].items()]
+    if "shortfall" in summary:
+        records.append({"generator": "kg", "type": name, "reason": "shortfall", "detail": summary["shortfall"],
+                        "attempts": summary["attempts"]})
+    return records

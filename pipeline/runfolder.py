@@ -1,0 +1,226 @@
+"""The run folder's floor plan: every path of a run, what each stage reads and writes, and
+where runs are found. No other module spells a run path; stages meet only through this one.
+
+    RUN/
+      passages.jsonl  items.jsonl  rejected.jsonl  stats.json  ledger.json (llm)
+      chunks/TYPES/   one generation chunk's files, when generation runs in several chunks
+      review/         push_log.jsonl, reviewed.jsonl, agreement.json
+      export/         dataset/ (DatasetDict), data/SPLIT-00000-of-00001.parquet, beir/, README.md (card)
+      report/         metrics.json, per_query.json, report.md, runs/NAME.trec, *.png
+      cache/          llm/ (LLM call cache), prefect/ (persisted task results)
+      .comlq/         STAGE.json done-markers
+      .prefect/       the temporary Prefect API's home
+
+`ExportFolder`, `BeirFolder` and `ReportFolder` are also used on their own: `comlq export --out`
+and `comlq evaluate --beir/--out` take any folder, laid out the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+MARKER_DIR = ".comlq"
+
+
+@dataclass(frozen=True)
+class Folder:
+    root: Path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", Path(self.root))  # a str is welcome
+
+
+@dataclass(frozen=True)
+class BeirFolder(Folder):
+    """A BEIR data folder (corpus, queries, graded qrels) plus ComLQ's negation-violation labels."""
+
+    @property
+    def corpus(self) -> Path:
+        return self.root / "corpus.jsonl"
+
+    @property
+    def queries(self) -> Path:
+        return self.root / "queries.jsonl"
+
+    @property
+    def qrels_dir(self) -> Path:
+        return self.root / "qrels"
+
+    def qrels(self, split: str) -> Path:
+        return self.qrels_dir / f"{split}.tsv"
+
+    def violations(self, split: str) -> Path:
+        return self.root / "violations" / f"{split}.tsv"
+
+    def splits(self) -> list[str]:
+        return sorted(p.stem for p in self.qrels_dir.glob("*.tsv"))
+
+
+@dataclass(frozen=True)
+class ExportFolder(Folder):
+    ENTRIES = ("dataset", "data", "beir", "README.md")  # what an export writes, and all it may replace
+
+    @property
+    def dataset(self) -> Path:
+        return self.root / "dataset"
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    def parquet(self, split: str) -> Path:
+        return self.data / f"{split}-00000-of-00001.parquet"  # the Hub's layout: load_dataset(EXPORT) reads it
+
+    @property
+    def beir(self) -> BeirFolder:
+        return BeirFolder(self.root / "beir")
+
+    @property
+    def card(self) -> Path:
+        return self.root / "README.md"
+
+
+@dataclass(frozen=True)
+class ReportFolder(Folder):
+    @property
+    def metrics(self) -> Path:
+        return self.root / "metrics.json"
+
+    @property
+    def per_query(self) -> Path:
+        return self.root / "per_query.json"
+
+    @property
+    def markdown(self) -> Path:
+        return self.root / "report.md"
+
+    def trec(self, name: str) -> Path:
+        return self.root / "runs" / f"{name}.trec"
+
+    def plot(self, name: str) -> Path:
+        return self.root / f"{name}.png"
+
+
+@dataclass(frozen=True)
+class ReviewFolder(Folder):
+    @property
+    def push_log(self) -> Path:
+        return self.root / "push_log.jsonl"
+
+    @property
+    def reviewed(self) -> Path:
+        return self.root / "reviewed.jsonl"
+
+    @property
+    def agreement(self) -> Path:
+        return self.root / "agreement.json"
+
+
+@dataclass(frozen=True)
+class RunFolder(Folder):
+    # the line's files, in the order the stages write them
+    @property
+    def passages(self) -> Path:
+        return self.root / "passages.jsonl"
+
+    @property
+    def items(self) -> Path:
+        return self.root / "items.jsonl"
+
+    @property
+    def rejected(self) -> Path:
+        return self.root / "rejected.jsonl"
+
+    @property
+    def stats(self) -> Path:
+        return self.root / "stats.json"
+
+    @property
+    def ledger(self) -> Path:
+        return self.root / "ledger.json"
+
+    @property
+    def review(self) -> ReviewFolder:
+        return ReviewFolder(self.root / "review")
+
+    @property
+    def export(self) -> ExportFolder:
+        return ExportFolder(self.root / "export")
+
+    @property
+    def report(self) -> ReportFolder:
+        return ReportFolder(self.root / "report")
+
+    # working files
+    def chunk(self, types: Iterable[str]) -> RunFolder:
+        """The folder one generation chunk writes its files to."""
+        return RunFolder(self.root / "chunks" / "-".join(types))
+
+    @property
+    def llm_cache(self) -> Path:
+        return self.root / "cache" / "llm"
+
+    @property
+    def prefect_results(self) -> Path:
+        return self.root / "cache" / "prefect"
+
+    @property
+    def prefect_home(self) -> Path:
+        return self.root / ".prefect"
+
+    def marker(self, stage: str) -> Path:
+        return self.root / MARKER_DIR / f"{stage}.json"
+
+    def paths(self, names: Iterable[str]) -> list[Path]:
+        """The paths named by a stage's `reads` or `writes` (see STAGES)."""
+        return [_resolve(self, name) for name in names]
+
+
+def _resolve(run: RunFolder, name: str) -> Path:
+    value: object = run
+    for part in name.split("."):
+        value = getattr(value, part)
+    return value.root if isinstance(value, Folder) else value
+
+
+@dataclass(frozen=True)
+class Stage:
+    """What a stage reads and writes, as RunFolder path names ("review.reviewed", "export.beir").
+
+    The flows key a stage's done-marker on the contents of what it reads, and count it done
+    only while what it writes exists.
+    """
+
+    name: str
+    reads: tuple[str, ...]
+    writes: tuple[str, ...]
+
+
+STAGES = {stage.name: stage for stage in (
+    Stage("passages", reads=(), writes=("passages",)),
+    Stage("generate", reads=("passages",), writes=("items", "rejected", "stats")),
+    Stage("review-push", reads=("items", "passages"), writes=("review.push_log",)),
+    Stage("review", reads=(), writes=("review.reviewed", "review.agreement")),
+    # everything the dataset card reads
+    Stage("export", reads=("items", "passages", "stats", "rejected", "review.reviewed", "review.agreement"),
+          writes=("export.beir",)),
+    Stage("evaluate", reads=("export.beir",), writes=("report.metrics",)),
+)}
+
+
+# ---------------------------------------------------------------------------- finding runs
+
+
+def runs_under(root: str | Path) -> Iterator[RunFolder]:
+    """The run folders directly under `root` (any folder; the stages' markers tell what they hold)."""
+    for path in sorted(Path(root).glob("*")):
+        if path.is_dir():
+            yield RunFolder(path)
+
+
+def latest_export(root: str | Path) -> RunFolder | None:
+    """The run under `root` whose export was written last, if any."""
+    exported = [run for run in runs_under(root) if run.export.beir.root.is_dir()]
+    return max(exported, key=lambda run: run.export.beir.root.stat().st_mtime, default=None)
