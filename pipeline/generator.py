@@ -5,6 +5,9 @@ registration line: `register_generator("name", factory)` (or a `comlq.generators
 of an installed distribution). The stage (`pipeline.generate`), the CLI and the flows find it
 here by name and ask it what they need to know:
 
+- `prepare_batch`: passages per preparation task (0: none); `prepare` fills the generator's own
+  caches from a batch of passages (the kg generator's extraction), so the flows can spread that
+  work over a task runner (threads or a Dask cluster) before generating;
 - `types_per_chunk`: how many query types one flow task generates (None: all in one task);
 - `network`: whether its chunks call a service, so the flows retry them on a service failure;
 - `shared_stats`: the stats keys every chunk shares (settings, the graph), kept once when the
@@ -39,6 +42,7 @@ class GenerationResult:
 
 class Generator(Protocol):
     name: str
+    prepare_batch: int
     types_per_chunk: int | None
     network: bool
     shared_stats: frozenset[str]
@@ -46,6 +50,10 @@ class Generator(Protocol):
     def generate(self, passages: dict[str, Passage], config: Config, types: tuple[str, ...],
                  out_dir: Path) -> GenerationResult:
         """Items of `types` from `passages`; `out_dir` is the run folder (or a chunk's folder)."""
+        ...
+
+    def prepare(self, passages: Sequence[Passage], config: Config) -> None:
+        """Work on a batch of passages that `generate` will find done (cached); optional."""
         ...
 
     def merge_stats(self, parts: Sequence[dict[str, Any]]) -> dict[str, Any]: ...
@@ -57,6 +65,7 @@ class BaseGenerator:
     """Defaults for the protocol's declarations; subclasses set `name` and implement `generate`."""
 
     name = ""
+    prepare_batch = 0
     types_per_chunk: int | None = None
     network = False
     shared_stats: frozenset[str] = frozenset({"generator", "seed", "per_type"})
@@ -64,6 +73,9 @@ class BaseGenerator:
     def generate(self, passages: dict[str, Passage], config: Config, types: tuple[str, ...],
                  out_dir: Path) -> GenerationResult:
         raise NotImplementedError
+
+    def prepare(self, passages: Sequence[Passage], config: Config) -> None:
+        return None
 
     def merge_stats(self, parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         return merge_stats(parts, self.shared_stats)

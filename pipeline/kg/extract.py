@@ -26,11 +26,11 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cache
 
 import yaml
 
+from pipeline.kg.facts import Extraction, Fact
 from pipeline.records import Passage
 from pipeline.resources import package_data
 
@@ -43,23 +43,6 @@ _LIFESPAN = re.compile(r"^(?:c\.\s*)?(\d{1,4})(\s*BC)?\s*[–-]\s*(?:c\.\s*)?(\d
 _BORN = re.compile(r"^born (\d{4})$")
 _DIED = re.compile(r"^died (\d{1,4})( BC)?$")
 _WORK_YEAR = re.compile(r"^(\d{4})\s")
-
-
-@dataclass(frozen=True, slots=True)
-class Fact:
-    """One extracted triple between graph nodes, with the passages that state it."""
-
-    subject: str
-    relation: str
-    object: str
-    passages: tuple[str, ...]
-
-
-@dataclass
-class Extraction:
-    facts: list[Fact]
-    labels: dict[str, str]  # node id -> display name
-    topics: dict[str, str]  # node id -> topic, for passage nodes
 
 
 @cache

@@ -20,7 +20,7 @@ from pathlib import Path
 import networkx as nx
 
 from pipeline.errors import RecordError
-from pipeline.kg.extract import Extraction, Fact
+from pipeline.kg.facts import Evidence, Extraction, Fact
 from pipeline.records import Passage
 from pipeline.schemas import iter_jsonl, validate
 
@@ -32,6 +32,7 @@ class KnowledgeGraph:
     # Read-only indexes over `graph` for the sampler's inner loops (built once by `index`).
     out: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)  # node -> relation -> objects
     passages: dict[tuple[str, str, str], tuple[str, ...]] = field(default_factory=dict)
+    evidence: dict[tuple[str, str, str], tuple[Evidence, ...]] = field(default_factory=dict)  # sentences, read s -> o
     subjects: dict[str, tuple[str, ...]] = field(default_factory=dict)  # relation -> nodes with that out-edge
     labels: dict[str, str] = field(default_factory=dict)
 
@@ -47,10 +48,11 @@ class KnowledgeGraph:
     def index(self) -> KnowledgeGraph:
         out: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
         subjects: dict[str, set[str]] = defaultdict(set)
-        for s, o, relation, passages in self.graph.edges(keys=True, data="passages"):
+        for s, o, relation, data in self.graph.edges(keys=True, data=True):
             out[s][relation].append(o)
             subjects[relation].add(s)
-            self.passages[(s, relation, o)] = passages
+            self.passages[(s, relation, o)] = data["passages"]
+            self.evidence[(s, relation, o)] = data["evidence"]
         self.out = {n: {r: tuple(sorted(objs)) for r, objs in sorted(rels.items())} for n, rels in sorted(out.items())}
         self.subjects = {r: tuple(sorted(nodes)) for r, nodes in sorted(subjects.items())}
         self.labels = dict(self.graph.nodes(data="label"))
@@ -74,17 +76,19 @@ def build_graph(facts: Iterable[Fact], labels: dict[str, str], inverses: dict[st
             if node not in graph:
                 graph.add_node(node, label=labels.get(node, node), **({"topic": topics[node]} if topics and node in topics else {}))
         inverse = both[fact.relation]
-        _add(graph, fact.subject, fact.relation, fact.object, fact.passages)
-        _add(graph, fact.object, inverse, fact.subject, fact.passages)
+        _add(graph, fact.subject, fact.relation, fact.object, fact.passages, fact.evidence)
+        _add(graph, fact.object, inverse, fact.subject, fact.passages, tuple(e.reversed() for e in fact.evidence))
     return KnowledgeGraph(graph, both).index()
 
 
-def _add(graph: nx.MultiDiGraph, s: str, relation: str, o: str, passages: tuple[str, ...]) -> None:
+def _add(graph: nx.MultiDiGraph, s: str, relation: str, o: str, passages: tuple[str, ...],
+         evidence: tuple[Evidence, ...]) -> None:
     if graph.has_edge(s, o, key=relation):
-        merged = set(graph.edges[s, o, relation]["passages"]) | set(passages)
-        graph.edges[s, o, relation]["passages"] = tuple(sorted(merged))
+        edge = graph.edges[s, o, relation]
+        edge["passages"] = tuple(sorted(set(edge["passages"]) | set(passages)))
+        edge["evidence"] = tuple(dict.fromkeys(edge["evidence"] + evidence))
     else:
-        graph.add_edge(s, o, key=relation, passages=tuple(sorted(passages)))
+        graph.add_edge(s, o, key=relation, passages=tuple(sorted(passages)), evidence=evidence)
 
 
 def from_extraction(extraction: Extraction, inverses: dict[str, str]) -> KnowledgeGraph:
@@ -106,7 +110,9 @@ def read_triples(path: str | Path, passages: dict[str, Passage]) -> KnowledgeGra
             raise RecordError(where, "inverse", f"{record.get('inverse')!r} contradicts the inverse of {relation!r} "
                                                 f"given earlier ({inverse!r})")
         inverses[relation], inverses[inverse] = inverse, relation
-        facts.append(Fact(record["subject"], relation, record["object"], tuple(record["passages"])))
+        evidence = tuple(Evidence(e["passage"], e["sentence"], e["subject_mention"], e["object_mention"])
+                         for e in record.get("evidence", ()))
+        facts.append(Fact(record["subject"], relation, record["object"], tuple(record["passages"]), evidence))
     if not facts:
         raise RecordError(str(path), "", "no triples")
     return build_graph(facts, {}, inverses)

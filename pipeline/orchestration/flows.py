@@ -41,7 +41,9 @@ from pipeline.config import (Config, EvaluateConfig, ExportConfig, GenerateConfi
 from pipeline.errors import ComlqError
 from pipeline.generator import GenerationResult, get_generator
 from pipeline.orchestration import markers
+from pipeline.passages import load_passages
 from pipeline.querytypes import TYPE_NAMES
+from pipeline.records import Passage
 from pipeline.runfolder import STAGES, RunFolder
 
 PROMPTS = Path(str(resources.files("prompts")))  # the generators' templates (part of the generate key)
@@ -182,8 +184,15 @@ def generate_chunk(generate: GenerateConfig, llm: LLMConfig, passages_digest: st
     return generate_stage.generate(Config(generate=generate, llm=llm), passages_path, out_dir, types)
 
 
-def chunked(types: Sequence[str], size: int) -> list[tuple[str, ...]]:
-    return [tuple(types[i:i + size]) for i in range(0, len(types), max(size, 1))]
+@task(name="generate-prepare")
+def prepare_task(generate: GenerateConfig, llm: LLMConfig, passages: list[Passage]) -> int:
+    """One batch of a generator's preparation (the kg generator's extraction), cached by the generator."""
+    get_generator(generate.generator).prepare(passages, Config(generate=generate, llm=llm))
+    return len(passages)
+
+
+def chunked(items: Sequence[Any], size: int) -> list[tuple[Any, ...]]:
+    return [tuple(items[i:i + size]) for i in range(0, len(items), max(size, 1))]
 
 
 @flow(name="generate", task_runner=ThreadPoolTaskRunner(max_workers=1))
@@ -210,6 +219,12 @@ def generate_flow(run_dir: str, config: str | None = None, generator: str | None
     def work() -> dict[str, Any]:
         task_ = generate_chunk.with_options(**NETWORK_RETRIES) if gen.network else generate_chunk
         digest = markers.digest(run.passages)
+        if gen.prepare_batch:
+            batches = chunked(list(load_passages(run.passages).values()), gen.prepare_batch)
+            with progress(len(batches), "prepare", "comlq-prepare-progress") as bar:
+                for future in as_completed([prepare_task.submit(cfg.generate, cfg.llm, list(b)) for b in batches]):
+                    future.result()
+                    bar.step()
         with progress(len(chunks), "generate", "comlq-generate-progress") as bar:
             # submitted in order; the task runner decides how many run at once
             futures = [task_.submit(cfg.generate, cfg.llm, digest, chunk, str(run.passages),

@@ -13,7 +13,7 @@ import pytest
 
 from pipeline.errors import ComlqError
 from pipeline.kg.generator import builtin_inverses, generate_kg
-from pipeline.kg.extract import Fact
+from pipeline.kg.facts import Fact
 from pipeline.kg.graph import KnowledgeGraph, build_graph
 from pipeline.kg.query import evaluate, plan_for
 from pipeline.kg.sample import Grounding
