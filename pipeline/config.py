@@ -88,6 +88,7 @@ class EvaluateConfig:
     candidates_k: int | None = 1000  # ITLR candidates per query (0 or None: all passages)
     candidates: str = "terms"  # ITLR candidates: 'terms' (union of each positive term's top-k) | 'query' (question's top-k)
     depth: int = 100  # passages retrieved per query (MAP@100, Recall@100, LSNC@100 need 100)
+    shuffle_corpus: int | None = None  # seed: evaluate on the corpus permuted, passage ids renamed to opaque ids
 
 
 @dataclass

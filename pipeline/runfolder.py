@@ -34,7 +34,9 @@ class Folder:
 
 @dataclass(frozen=True)
 class BeirFolder(Folder):
-    """A BEIR data folder (corpus, queries, graded qrels) plus ComLQ's negation-violation labels."""
+    """A BEIR data folder (corpus, queries, graded qrels) plus the project's logic labels:
+    violations (passages that break a query's negation), partial (passages that satisfy only part
+    of a conjunction) and branches (the passages each branch of a union needs)."""
 
     @property
     def corpus(self) -> Path:
@@ -53,6 +55,12 @@ class BeirFolder(Folder):
 
     def violations(self, split: str) -> Path:
         return self.root / "violations" / f"{split}.tsv"
+
+    def partial(self, split: str) -> Path:
+        return self.root / "partial" / f"{split}.tsv"
+
+    def branches(self, split: str) -> Path:
+        return self.root / "branches" / f"{split}.tsv"
 
     def splits(self) -> list[str]:
         return sorted(p.stem for p in self.qrels_dir.glob("*.tsv"))
@@ -98,6 +106,11 @@ class ReportFolder(Folder):
 
     def trec(self, name: str) -> Path:
         return self.root / "runs" / f"{name}.trec"
+
+    @property
+    def shuffled_ids(self) -> Path:
+        """opaque id -> original passage id, written when the corpus was shuffled (--shuffle-corpus)."""
+        return self.root / "shuffled_ids.tsv"
 
     def plot(self, name: str) -> Path:
         return self.root / f"{name}.png"

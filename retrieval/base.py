@@ -21,7 +21,8 @@ from pipeline.schemas import AtomicWriter
 
 Run = dict[str, dict[str, float]]  # query id -> passage id -> score
 Qrels = dict[str, dict[str, int]]  # query id -> passage id -> relevance grade
-Violations = dict[str, set[str]]  # query id -> passages that violate the query's negation
+Violations = dict[str, set[str]]  # query id -> passages that violate the query's negation (also: partial labels)
+Branches = dict[str, dict[str, set[str]]]  # query id -> union branch -> the passages that branch needs
 
 
 @dataclass(frozen=True)
@@ -36,14 +37,21 @@ class Query:
 
 @dataclass(frozen=True)
 class Corpus:
-    """Passage ids and texts in a fixed order (row i of every score matrix is ids[i])."""
+    """Passage ids and texts in a fixed order (row i of every score matrix is ids[i]).
+
+    `documents` names each passage's source document when the data says so explicitly (a
+    `doc_id` or `title` field; "" when unknown, () when no passage has one). The order of the
+    rows and the form of the ids carry no meaning: no retriever may read them as a signal.
+    """
 
     ids: tuple[str, ...]
     texts: tuple[str, ...]
+    documents: tuple[str, ...] = ()
 
     @classmethod
-    def from_mapping(cls, passages: Mapping[str, str]) -> Corpus:
-        return cls(tuple(passages), tuple(passages.values()))
+    def from_mapping(cls, passages: Mapping[str, str], documents: Mapping[str, str] | None = None) -> Corpus:
+        docs = tuple(documents.get(pid, "") for pid in passages) if documents else ()
+        return cls(tuple(passages), tuple(passages.values()), docs)
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -1,5 +1,9 @@
-"""Read a BEIR folder: corpus.jsonl, queries.jsonl, qrels/{split}.tsv and, when present,
-violations/{split}.tsv (the project's export: header "query-id<TAB>corpus-id<TAB>violates").
+"""Read a BEIR folder (paths from `pipeline.runfolder.BeirFolder`): corpus.jsonl, queries.jsonl,
+qrels/{split}.tsv and, when present, the project's logic labels (each file has a header row):
+
+    violations/{split}.tsv   query-id, corpus-id, violates (1/0)   passages that break the query's NOT
+    partial/{split}.tsv      query-id, corpus-id                   passages that satisfy only part of a conjunction
+    branches/{split}.tsv     query-id, branch, corpus-id           the passages branch `branch` of a union needs
 
 queries.jsonl may carry the optional fields type, n_passages, logical_form and negations. ComLQ's type
 values end in _1/_2/_3 (the number of evidence passages); they are split into the base type
@@ -18,8 +22,9 @@ from typing import Any
 
 from pipeline.errors import ComlqError
 from pipeline.logical_form import Node, Not, Term, parse
+from pipeline.runfolder import BeirFolder
 from pipeline.schemas import iter_jsonl
-from retrieval.base import Corpus, Qrels, Query, Violations
+from retrieval.base import Branches, Corpus, Qrels, Query, Violations
 
 _TYPE = re.compile(r"^(?P<base>.+?)_(?P<n>[123])$")
 
@@ -32,10 +37,16 @@ class BeirData:
     queries: list[Query]  # the queries judged in this split, in file order
     qrels: Qrels
     violations: Violations | None  # None when the folder has no violation labels for the split
+    partial: Violations | None = None  # query -> passages satisfying only part of its conjunction; None: no labels
+    branches: Branches | None = None  # query -> union branch -> the passages it needs; None: no labels
+    shuffle_seed: int | None = None  # set by retrieval.shuffle: corpus permuted, passage ids opaque
 
     def describe(self) -> dict[str, Any]:
+        shuffled = {"seed": self.shuffle_seed, "ids": "opaque"} if self.shuffle_seed is not None else None
         return {"beir": str(self.path), "split": self.split, "queries": len(self.queries),
-                "passages": len(self.corpus), "violation_labels": self.violations is not None}
+                "passages": len(self.corpus), "violation_labels": self.violations is not None,
+                "partial_labels": self.partial is not None, "branch_labels": self.branches is not None,
+                "shuffled": shuffled}
 
 
 def _jsonl(path: Path, what: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
@@ -120,15 +131,18 @@ def _query(where: str, record: dict[str, Any]) -> Query:
 
 
 def load_corpus(path: Path) -> Corpus:
+    """Passages in file order; a passage's document is its explicit `doc_id`, else its `title`."""
     ids: list[str] = []
     texts: list[str] = []
+    documents: list[str] = []
     for _, pid, record in _jsonl(path, "passage"):
-        title = (record.get("title") or "").strip()
-        text = (record.get("text") or "").strip()
+        title = str(record.get("title") or "").strip()
+        text = str(record.get("text") or "").strip()
         ids.append(pid)
         # BEIR's convention for encoders: title, then text (ComLQ's texts already start with it)
         texts.append(f"{title} {text}" if title and not text.startswith(title) else text)
-    return Corpus(tuple(ids), tuple(texts))
+        documents.append(str(record.get("doc_id") or "").strip() or title)
+    return Corpus(tuple(ids), tuple(texts), tuple(documents) if any(documents) else ())
 
 
 def load_queries(path: Path, judged: set[str]) -> list[Query]:
@@ -152,32 +166,60 @@ def load_violations(path: Path) -> Violations:
     return violations
 
 
+def load_partial(path: Path) -> Violations:
+    partial: Violations = {}
+    for _, (qid, pid) in _tsv(path, 2):
+        partial.setdefault(qid, set()).add(pid)
+    return partial
+
+
+def load_branches(path: Path) -> Branches:
+    branches: Branches = {}
+    for where, (qid, branch, pid) in _tsv(path, 3):
+        branches.setdefault(qid, {}).setdefault(str(_int(branch, where, "branch")), set()).add(pid)
+    return branches
+
+
 def available_splits(path: str | os.PathLike[str]) -> list[str]:
-    return sorted(p.stem for p in (Path(path) / "qrels").glob("*.tsv"))
+    return BeirFolder(path).splits()
+
+
+def _labels(path: Path, load, known: set[str]):
+    """A label file's contents, or None when absent; every passage it names must be in the corpus."""
+    if not path.is_file():
+        return None
+    labels = load(path)
+    for qid, value in labels.items():
+        pids = set().union(*value.values()) if isinstance(value, dict) else value
+        missing = next(iter(sorted(pids - known)), None)
+        if missing is not None:
+            raise ComlqError(f"{path}: query '{qid}' names passage '{missing}', which is not in corpus.jsonl")
+    return labels
 
 
 def load_beir(path: str | os.PathLike[str], split: str) -> BeirData:
-    path = Path(path)
-    if not path.is_dir():
-        raise ComlqError(f"{path}: not a BEIR folder (no such directory)")
-    qrels_path = path / "qrels" / f"{split}.tsv"
+    folder = BeirFolder(path)
+    if not folder.root.is_dir():
+        raise ComlqError(f"{folder.root}: not a BEIR folder (no such directory)")
+    qrels_path = folder.qrels(split)
     if not qrels_path.is_file():
-        splits = ", ".join(available_splits(path)) or "none"
+        splits = ", ".join(folder.splits()) or "none"
         raise ComlqError(f"{qrels_path}: no qrels for split '{split}' (available: {splits})")
     qrels = load_qrels(qrels_path)
     if not qrels:
         raise ComlqError(f"{qrels_path}: no judged queries in split '{split}'")
-    corpus = load_corpus(path / "corpus.jsonl")
+    corpus = load_corpus(folder.corpus)
     known = set(corpus.ids)
     for qid, judged in qrels.items():
         missing = next((pid for pid in judged if pid not in known), None)
         if missing is not None:
             raise ComlqError(f"{qrels_path}: query '{qid}' judges passage '{missing}', which is not in corpus.jsonl")
-    queries = load_queries(path / "queries.jsonl", set(qrels))
+    queries = load_queries(folder.queries, set(qrels))
     missing_queries = set(qrels) - {q.id for q in queries}
     if missing_queries:
         raise ComlqError(f"{qrels_path}: {len(missing_queries)} judged queries are not in queries.jsonl "
                          f"(e.g. '{sorted(missing_queries)[0]}')")
-    violations_path = path / "violations" / f"{split}.tsv"
-    violations = load_violations(violations_path) if violations_path.is_file() else None
-    return BeirData(path, split, corpus, queries, qrels, violations)
+    return BeirData(folder.root, split, corpus, queries, qrels,
+                    violations=_labels(folder.violations(split), load_violations, known),
+                    partial=_labels(folder.partial(split), load_partial, known),
+                    branches=_labels(folder.branches(split), load_branches, known))

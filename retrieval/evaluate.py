@@ -5,6 +5,8 @@ REPORT/metrics.json     schemas/metrics.schema.json: per retriever overall, by_t
 REPORT/per_query.json   retriever -> query id -> measure -> value (for further analysis)
 REPORT/runs/NAME.trec   TREC run files
 REPORT/report.md        tables; REPORT/*.png plots
+REPORT/shuffled_ids.tsv opaque id -> original passage id, when the corpus was shuffled
+(paths from pipeline.runfolder.ReportFolder)
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from typing import Any
 
 from pipeline.config import Config
 from pipeline.errors import ComlqError
-from pipeline.schemas import write_json
+from pipeline.runfolder import ReportFolder
+from pipeline.schemas import AtomicWriter, write_json
 from retrieval.base import RetrieverUnavailable, describe, write_trec
 from retrieval.beir import load_beir
 from retrieval.metrics import per_query, summarize
+from retrieval.shuffle import shuffle_corpus
 
 REFERENCE = "bm25"  # significance tests compare every retriever with this one, when it ran
 
@@ -42,8 +46,12 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
     specs = [canonical(s) for s in (retrievers or config.evaluate.retrievers)]
     if not specs:
         raise ComlqError("no retrievers given")
-    out = Path(out)
+    report = ReportFolder(out)
     data = load_beir(beir, split)
+    seed = config.evaluate.shuffle_corpus
+    names = None
+    if seed is not None:  # no retriever may profit from corpus order or id form
+        data, names = shuffle_corpus(data, seed)
     factory = Factory(config.evaluate, config.llm, progress=progress)
     built, skipped = {}, {}
     for spec in specs:  # build all first: a bad spec fails before anything runs
@@ -66,8 +74,8 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
             skipped[spec] = f"failed while running: {exc}"
             continue
         done = time.perf_counter()
-        write_trec(run, out / "runs" / f"{file_name(spec)}.trec", file_name(spec))
-        values[spec] = per_query(run, data.qrels, data.queries, data.violations)
+        write_trec(run, report.trec(file_name(spec)), file_name(spec))
+        values[spec] = per_query(run, data.qrels, data.queries, data.violations, data.partial, data.branches)
         results[spec] = {
             "config": describe(retriever),
             "timing": {"index_s": round(indexed - started, 3), "retrieve_s": round(done - indexed, 3),
@@ -84,8 +92,12 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
     metrics: dict[str, Any] = {"dataset": data.describe(), "retrievers": results}
     if skipped:
         metrics["skipped"] = skipped
-    out.mkdir(parents=True, exist_ok=True)
-    write_json(out / "metrics.json", metrics, "metrics")
-    write_json(out / "per_query.json", values)
-    write_report(out, metrics)
+    report.root.mkdir(parents=True, exist_ok=True)
+    if names is not None:
+        with AtomicWriter(report.shuffled_ids) as handle:
+            handle.write("opaque-id\toriginal-id\n")
+            handle.writelines(f"{opaque}\t{original}\n" for original, opaque in names.items())
+    write_json(report.metrics, metrics, "metrics")
+    write_json(report.per_query, values)
+    write_report(report, metrics)
     return metrics

@@ -12,21 +12,26 @@ So the score of passage d for a question q with logical form T (from any parser)
 
     s(d) = H(q, d) + and_weight * mean_{positive terms t of T} H(t, d)
                    - not_weight * mean_{negated terms t of T} H(t, d)
-    final(d) = s(d) + context * max(s(d - 1), s(d + 1))
+    final(d) = s(d) + context * max_{d' in doc(d), d' != d} s(d')
 
 H(t, d) = bm25_weight * z(BM25(t, d)) + (1 - bm25_weight) * z(cos(t, d)): each text's scores are
 z-scored against its own top `z_depth` passages, so BM25 and cosine are on one scale. The whole
 question stays a term (the negated concept is evidence in ComLQ); NOT is a soft penalty.
-`context` adds the better neighbour in corpus order: ComLQ (like DPR-style Wikipedia) keeps an
-article's 100-word passages at consecutive positions and spreads a query's evidence over 2-3 of
-them. Set context=0 for a corpus whose order means nothing (e.g. one passage per article).
-Defaults were tuned on half A of ComLQ dev (benchmarks/bench_comlq.py reports both halves).
+
+`context` (default 0) adds the best other passage of the same document, where documents come
+only from an explicit field of the corpus (`doc_id`, else `title`; `Corpus.documents`), never
+from line order or ids. An earlier default added the better *neighbour in file order*: on
+ComLQ, whose gold passages sit in consecutive ids, that alone gave all of this retriever's gain
+and vanished with the corpus shuffled (issue 15; README/docs, Results). ComLQ has no titles, so
+there `context` does nothing. Other defaults were tuned on half A of ComLQ dev before that finding.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+import logging
 
 import numpy as np
 
@@ -35,13 +40,15 @@ from retrieval.base import Corpus, Query, Run, top_k
 from pipeline.logical_form import terms
 from retrieval.itlr import Parser, TermScorer, parse_queries
 
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class Weights:
     bm25_weight: float = 0.7  # share of BM25 in each term score; the rest is cosine
     and_weight: float = 0.0  # weight of the mean positive-term score (0: the question carries them)
     not_weight: float = 0.3  # soft NOT: subtract this times the mean negated-term score
-    context: float = 0.5  # weight of the better neighbouring passage (corpus order)
+    context: float = 0.0  # weight of the best other passage of the same document (explicit doc_id/title)
     z_depth: int = 1000  # z-scores are taken against a text's top z_depth passages
 
     def __post_init__(self) -> None:
@@ -65,14 +72,32 @@ def zscore_top(matrix: np.ndarray, depth: int) -> np.ndarray:
     return np.divide(centred, spread, out=np.zeros_like(centred), where=spread > 0)
 
 
-def with_context(scores: np.ndarray, weight: float) -> np.ndarray:
-    """scores + weight * the better of each passage's neighbours in corpus order (edges have one)."""
-    if not weight or scores.size < 2:
+def document_groups(documents: Sequence[str]) -> np.ndarray:
+    """Per passage, the number of its document when that document has 2+ passages, else -1
+    (no document named, or alone in it)."""
+    names, codes, counts = np.unique(np.asarray(documents, dtype=object).astype(str), return_inverse=True,
+                                     return_counts=True)
+    codes = np.where((counts[codes] > 1) & (names[codes] != ""), codes, -1)
+    return codes.astype(np.intp)
+
+
+def with_context(scores: np.ndarray, groups: np.ndarray, weight: float) -> np.ndarray:
+    """scores + weight * the best score among the other passages of each passage's document
+    (`groups` from `document_groups`; a passage with group -1 gets nothing)."""
+    members = groups >= 0
+    if not weight or not members.any():
         return scores
-    neighbour = np.empty_like(scores)
-    neighbour[1:-1] = np.maximum(scores[:-2], scores[2:])
-    neighbour[0], neighbour[-1] = scores[1], scores[-2]
-    return scores + weight * neighbour
+    group, score = groups[members], scores[members]
+    n = int(group.max()) + 1
+    best = np.full(n, -np.inf)
+    np.maximum.at(best, group, score)
+    is_best = score == best[group]
+    second = np.full(n, -np.inf)  # best of the others in the group
+    np.maximum.at(second, group[~is_best], score[~is_best])
+    alone_at_top = is_best & (np.bincount(group[is_best], minlength=n)[group] == 1)
+    out = np.array(scores, dtype=np.float64)
+    out[members] += weight * np.where(alone_at_top, second[group], best[group])
+    return out
 
 
 def combine(question: np.ndarray, positive: Sequence[np.ndarray], negated: Sequence[np.ndarray],
@@ -97,10 +122,15 @@ class LogicalRetriever:
         self.weights = weights or Weights()
         self.chunk = chunk  # queries whose term scores are held in memory at once
         self.logical_forms: dict[str, str] = {}  # query id -> the logical form used (for inspection; not in the report)
+        self.groups = np.empty(0, dtype=np.intp)  # document of each passage (document_groups)
 
     def index(self, corpus: Corpus) -> None:
         self.bm25.index(corpus)
         self.dense.index(corpus)
+        self.groups = document_groups(corpus.documents or [""] * len(corpus))
+        if self.weights.context and not (self.groups >= 0).any():
+            log.warning("logical: context=%s has no effect: the corpus names no document (doc_id or title) "
+                        "shared by two passages", self.weights.context)
 
     def describe(self) -> dict[str, object]:
         return {**vars(self.weights), "model": getattr(self.dense, "model", None),
@@ -126,7 +156,8 @@ class LogicalRetriever:
             for query, tree in chunk:
                 positive = [rows[t] for t in dict.fromkeys(terms(tree, positive=True))]
                 negated = [rows[t] for t in dict.fromkeys(terms(tree, positive=False))]
-                score = with_context(combine(rows[query.text], positive, negated, self.weights), self.weights.context)
+                score = with_context(combine(rows[query.text], positive, negated, self.weights), self.groups,
+                                     self.weights.context)
                 run[query.id] = top_k(ids, score, k)
         return run
 
@@ -135,7 +166,7 @@ _KWARGS = {"bm25": "bm25_weight", "and": "and_weight", "neg": "not_weight", "ctx
 
 
 def build(factory, args: list[str], kwargs: dict[str, str]) -> LogicalRetriever:
-    """logical(bm25=0.7, and=0, neg=0.3, ctx=0.5, z=1000, parse=gold|rules|llm) for retrieval.registry."""
+    """logical(bm25=0.7, and=0, neg=0.3, ctx=0, z=1000, parse=gold|rules|llm) for retrieval.registry."""
     unknown = list(args) + sorted(set(kwargs) - set(_KWARGS) - {"parse"})
     if unknown:
         raise ComlqError(f"logical takes only {', '.join(sorted([*_KWARGS, 'parse']))} (got {', '.join(unknown)})")

@@ -1,18 +1,28 @@
-"""Measures, computed exactly as trec_eval computes them (through pytrec_eval), plus LSNC@K.
+"""Measures, computed exactly as trec_eval computes them (through pytrec_eval), plus three
+logic-consistency scores in ComLQ's LSNC@K form (K = 10, 100):
 
-| name       | trec_eval measure                    |
-|------------|--------------------------------------|
-| nDCG@10    | ndcg_cut_10 (gain = relevance grade) |
-| MAP@100    | map_cut_100                          |
-| Recall@100 | recall_100                           |
-| MRR@10     | recip_rank on the run cut at 10      |
-| LSNC@K     | -log((sum_{top K} V(d) + 1)/(K + 1)) / log(K + 1), K = 10, 100 |
+| name       | definition                                                              |
+|------------|-------------------------------------------------------------------------|
+| nDCG@10    | ndcg_cut_10 (gain = relevance grade)                                    |
+| MAP@100    | map_cut_100                                                             |
+| Recall@100 | recall_100                                                              |
+| MRR@10     | recip_rank on the run cut at 10                                         |
+| LSNC@K     | -log((v + 1)/(K + 1)) / log(K + 1), v = passages in the top K that violate the query's NOT |
+| LSAC@K     | -log((p + 1)/(K + 1)) / log(K + 1), p = passages in the top K that satisfy only part of the query's conjunction |
+| LSOC@K     | -log((u + 1)/(B + 1)) / log(B + 1), B = the union's branches, u = branches not covered by the top K; a branch is covered when every passage it needs is in the top K |
+
+Each of the three is 1.0 when the top K holds no inconsistency (no violator, no partial
+passage, every branch covered) and 0.0 at the worst (K violators, K partial passages, no branch
+covered); log-scaled, so the first few mistakes cost the most. LSNC is ComLQ's; LSAC is the same
+formula over the partial labels; LSOC applies it to the uncovered branches out of B.
 
 Ranking order is trec_eval's (score descending, ties by passage id descending), also for the
-cut behind MRR@10 and for LSNC@K. A judged query the run does not answer scores 0 on every
-measure (trec_eval -c); means are over the judged queries. LSNC@K is computed only for
-queries with a negation (negations > 0, or listed in the violation labels), and only when the
-folder has violation labels.
+cut behind MRR@10 and for the top K of the consistency scores. A judged query the run does not
+answer scores 0 on every trec measure (trec_eval -c); means are over the judged queries. Each
+consistency score needs its label file and is computed only for the queries it concerns:
+LSNC for queries with a negation (negations > 0, or listed in the violation labels); LSAC for
+queries with a conjunction (AND in the logical form, else a type whose indicator has ∧ or ∩,
+or listed in the partial labels); LSOC for queries listed in the branch labels.
 """
 
 from __future__ import annotations
@@ -22,57 +32,96 @@ from collections.abc import Callable, Iterable, Sequence
 
 import pytrec_eval
 
-from retrieval.base import Qrels, Query, Run, Violations, cut, ranked
+from pipeline.errors import ComlqError
+from retrieval.base import Branches, Qrels, Query, Run, Violations, cut, ranked
 
 PerQuery = dict[str, dict[str, float]]  # query id -> measure -> value
 
 TREC_MEASURES = {"nDCG@10": "ndcg_cut_10", "MAP@100": "map_cut_100", "Recall@100": "recall_100"}
 LSNC_KS = (10, 100)
-MEASURES = (*TREC_MEASURES, "MRR@10", *(f"LSNC@{k}" for k in LSNC_KS))
+CONSISTENCY = ("LSNC", "LSAC", "LSOC")  # NOT violators, AND partial passages, OR branches uncovered
+MEASURES = (*TREC_MEASURES, "MRR@10", *(f"{name}@{k}" for name in CONSISTENCY for k in LSNC_KS))
+
+
+def log_scaled(mistakes: int, n: int) -> float:
+    """-log((mistakes + 1)/(n + 1)) / log(n + 1): 1.0 with no mistake, 0.0 with n of n (LSNC's form)."""
+    return -math.log((mistakes + 1) / (n + 1)) / math.log(n + 1)
 
 
 def lsnc(ranking: Sequence[str], violators: set[str], k: int) -> float:
-    """LSNC@K of one ranking (passage ids best first): 1.0 with no violator in the top K, 0.0 with K."""
-    violating = sum(1 for pid in ranking[:k] if pid in violators)
-    return -math.log((violating + 1) / (k + 1)) / math.log(k + 1)
+    """LSNC@K of one ranking (passage ids best first): 1.0 with no violator in the top K, 0.0 with K.
+    LSAC@K is the same function of the partial passages."""
+    return log_scaled(sum(1 for pid in ranking[:k] if pid in violators), k)
+
+
+def lsoc(ranking: Sequence[str], branches: dict[str, set[str]], k: int) -> float:
+    """LSOC@K of one ranking: the LSNC form over the union's B branches, a mistake being a branch
+    not covered (some passage it needs is missing from the top K). 1.0: all covered; 0.0: none."""
+    top = set(ranking[:k])
+    uncovered = sum(1 for needed in branches.values() if not needed <= top)
+    return log_scaled(uncovered, len(branches))
+
+
+def conjunctive(query: Query) -> bool:
+    """Whether the query has an AND: in its parsed logical form, else by its type's indicator."""
+    from pipeline.logical_form import And, Not, Term, parse
+    from pipeline.querytypes import CATALOGUE
+
+    def has_and(node) -> bool:
+        if isinstance(node, Term):
+            return False
+        if isinstance(node, Not):
+            return has_and(node.child)
+        return isinstance(node, And) or any(has_and(child) for child in node.children)
+
+    if query.logical_form:
+        try:
+            return has_and(parse(query.logical_form))
+        except ComlqError:
+            pass
+    indicator = CATALOGUE[query.type].indicator if query.type in CATALOGUE else ""
+    return "∧" in indicator or "∩" in indicator
 
 
 def per_query(run: Run, qrels: Qrels, queries: Sequence[Query] | None = None,
-              violations: Violations | None = None) -> PerQuery:
-    """Every measure for every judged query."""
+              violations: Violations | None = None, partial: Violations | None = None,
+              branches: Branches | None = None) -> PerQuery:
+    """Every measure for every judged query (a consistency score only where its labels apply)."""
     trec = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_MEASURES.values()))
     mrr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"})
     # pytrec_eval leaves out queries the run does not answer; they count 0 (trec_eval -c)
     full = trec.evaluate({qid: scores for qid, scores in run.items() if scores})
     top10 = mrr.evaluate({qid: scores for qid, scores in cut(run, 10).items() if scores})
-    negated = _negated(queries, violations)
+    negated = {q.id for q in queries or () if q.negations} | _listed(violations)
+    conjunctions = {q.id for q in queries or () if conjunctive(q)} | _listed(partial) if partial is not None else set()
     result: PerQuery = {}
     for qid in qrels:
         values = {name: full.get(qid, {}).get(measure, 0.0) for name, measure in TREC_MEASURES.items()}
         values["MRR@10"] = top10.get(qid, {}).get("recip_rank", 0.0)
-        if violations is not None and qid in negated:
-            ranking = [pid for pid, _ in ranked(run.get(qid, {}))]
-            for k in LSNC_KS:
+        ranking = [pid for pid, _ in ranked(run.get(qid, {}))]
+        for k in LSNC_KS:
+            if violations is not None and qid in negated:
                 values[f"LSNC@{k}"] = lsnc(ranking, violations.get(qid, set()), k)
+            if partial is not None and qid in conjunctions:
+                values[f"LSAC@{k}"] = lsnc(ranking, partial.get(qid, set()), k)
+            if branches and branches.get(qid):
+                values[f"LSOC@{k}"] = lsoc(ranking, branches[qid], k)
         result[qid] = values
     return result
 
 
-def _negated(queries: Sequence[Query] | None, violations: Violations | None) -> set[str]:
-    negated = {q.id for q in queries or () if q.negations}
-    if violations:
-        negated |= {qid for qid, pids in violations.items() if pids}
-    return negated
+def _listed(labels: Violations | None) -> set[str]:
+    return {qid for qid, pids in (labels or {}).items() if pids}
 
 
 def mean(values: PerQuery, qids: Iterable[str] | None = None) -> dict[str, float | None]:
-    """Mean of each measure over `qids` (default: all), plus the query count; LSNC@K is left out
-    when none of the queries has it (no negation or no labels)."""
+    """Mean of each measure over `qids` (default: all), plus the query count; a consistency score
+    is left out when none of the queries has it (no such operator or no labels)."""
     rows = [values[q] for q in (values if qids is None else qids) if q in values]
     out: dict[str, float | None] = {}
     for name in MEASURES:
         present = [row[name] for row in rows if name in row]
-        if name.startswith("LSNC") and not present:
+        if name.startswith(CONSISTENCY) and not present:
             continue
         out[name] = sum(present) / len(present) if present else None
     out["queries"] = len(rows)

@@ -6,11 +6,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pipeline.runfolder import ReportFolder
 from pipeline.schemas import AtomicWriter
-from retrieval.metrics import MEASURES
+from retrieval.metrics import CONSISTENCY, MEASURES
 
-PLOT_TYPE = "ndcg_by_type.png"
-PLOT_NEGATIONS = "ndcg_by_negations.png"
+PLOT_TYPE = "ndcg_by_type"
+PLOT_NEGATIONS = "ndcg_by_negations"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
@@ -53,20 +54,28 @@ def markdown(metrics: Mapping[str, Any]) -> str:
     names = list(retrievers)
     measures = _measures(retrievers)
     data = metrics.get("dataset", {})
+    shuffled = data.get("shuffled")
+    labels = [f"{what} labels: {'yes' if data.get(key) else f'no (no {measure}@K)'}"
+              for what, key, measure in (("violation", "violation_labels", "LSNC"), ("partial", "partial_labels", "LSAC"),
+                                         ("branch", "branch_labels", "LSOC"))]
     lines = [f"# Retrieval evaluation: {data.get('beir', '?')} ({data.get('split', '?')})", "",
-             f"{data.get('queries', '?')} queries, {data.get('passages', '?')} passages; "
-             f"violation labels: {'yes' if data.get('violation_labels') else 'no (no LSNC@K)'}.", "",
+             f"{data.get('queries', '?')} queries, {data.get('passages', '?')} passages; " + "; ".join(labels) + ".", "",
+             (f"Corpus **shuffled** (seed {shuffled['seed']}): passages in a random order, every passage id renamed "
+              "to an opaque one (runs/*.trec use them; shuffled_ids.tsv maps them back)." if shuffled else
+              "Corpus **not shuffled**: passages in file order with their original ids "
+              "(`--shuffle-corpus SEED` checks that no retriever profits from order or ids)."), "",
              "## Overall", ""]
     lines += _table(["retriever", *measures], [[n, *(retrievers[n]["overall"].get(m) for m in measures)] for n in names])
     for key, title in (("by_type", "query type"), ("by_negations", "number of negations")):
         _, rows = _by(retrievers, key, "nDCG@10")
         if rows:
             lines += [f"## nDCG@10 by {title}", ""] + _table([title, "queries", *names], rows)
-    lsnc = [m for m in measures if m.startswith("LSNC")]
-    if lsnc:
-        _, rows = _by(retrievers, "by_type", lsnc[0])
-        rows = [row for row in rows if any(v is not None for v in row[2:])]  # types without negation have none
-        lines += [f"## {lsnc[0]} by query type", ""] + _table(["query type", "queries", *names], rows)
+    for name in CONSISTENCY:
+        present = [m for m in measures if m.startswith(f"{name}@")]
+        if present:
+            _, rows = _by(retrievers, "by_type", present[0])
+            rows = [row for row in rows if any(v is not None for v in row[2:])]  # types without the operator have none
+            lines += [f"## {present[0]} by query type", ""] + _table(["query type", "queries", *names], rows)
     significant = [(n, m, s) for n in names for m, s in retrievers[n].get("significance", {}).items()
                    if s["t_p"] is not None or s["wilcoxon_p"] is not None]  # identical results say nothing
     if significant:
@@ -81,7 +90,8 @@ def markdown(metrics: Mapping[str, Any]) -> str:
           retrievers[n].get("timing", {}).get("texts_encoded")] for n in names])
     for name, reason in metrics.get("skipped", {}).items():
         lines.append(f"Skipped **{name}**: {reason}")
-    lines += ["", f"![nDCG@10 by query type]({PLOT_TYPE})", "", f"![nDCG@10 by number of negations]({PLOT_NEGATIONS})", ""]
+    lines += ["", f"![nDCG@10 by query type]({PLOT_TYPE}.png)", "",
+              f"![nDCG@10 by number of negations]({PLOT_NEGATIONS}.png)", ""]
     return "\n".join(lines)
 
 
@@ -113,9 +123,9 @@ def plot_groups(retrievers: Mapping[str, Any], key: str, path: Path, xlabel: str
     tmp.replace(path)  # atomic, like every other output
 
 
-def write_report(out: Path, metrics: Mapping[str, Any]) -> None:
+def write_report(report: ReportFolder, metrics: Mapping[str, Any]) -> None:
     retrievers = metrics["retrievers"]
-    plot_groups(retrievers, "by_type", out / PLOT_TYPE, "query type", bars=True)
-    plot_groups(retrievers, "by_negations", out / PLOT_NEGATIONS, "number of negations", bars=False)
-    with AtomicWriter(out / "report.md") as handle:
+    plot_groups(retrievers, "by_type", report.plot(PLOT_TYPE), "query type", bars=True)
+    plot_groups(retrievers, "by_negations", report.plot(PLOT_NEGATIONS), "number of negations", bars=False)
+    with AtomicWriter(report.markdown) as handle:
         handle.write(markdown(metrics))

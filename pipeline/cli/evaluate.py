@@ -33,6 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="embedding cache folder (default: ~/.cache/comlq/embeddings)")
     p.add_argument("--depth", dest="evaluate.depth", type=int, default=None,
                    help="passages retrieved per query (default 100)")
+    p.add_argument("--shuffle-corpus", dest="evaluate.shuffle_corpus", type=int, default=None, metavar="SEED",
+                   help="permute the corpus and rename every passage id to an opaque one (seeded), so no retriever "
+                        "can profit from corpus order or ids; the report says so")
     add_config(p)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--out", required=True, help="report folder")

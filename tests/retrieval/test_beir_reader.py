@@ -14,6 +14,8 @@ def test_fixture_loads_the_split(data):
     assert q1.logical_form.startswith('"film directed by Christopher Nolan"')
     assert data.qrels["q04"] == {"p21": 2, "p23": 2, "p20": 1}
     assert data.violations["q10"] == {"p01", "p02", "p03"}
+    assert data.partial == {"q02": {"p01", "p03", "p07"}, "q04": {"p19", "p22"}}
+    assert data.branches == {"q04": {"0": {"p21"}, "1": {"p23"}}}
     texts = dict(zip(data.corpus.ids, data.corpus.texts))
     assert texts["p11"].startswith("Lion The lion is")  # title, then text
     assert texts["p01"].startswith("Inception is")  # not twice when the text starts with it
@@ -31,10 +33,12 @@ def test_negations_fall_back_to_the_type_catalogue(tmp_path, beir_path):
     (folder / "queries.jsonl").write_text('{"_id": "q01", "text": "x?", "type": "3in_2"}\n'
                                           '{"_id": "q02", "text": "y?", "type": "2u"}\n')
     (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq01\tp01\t1\nq02\tp02\t1\n")
-    shutil.rmtree(folder / "violations")
+    for labels in ("violations", "partial", "branches"):
+        shutil.rmtree(folder / labels)
     data = load_beir(folder, "test")
     assert [(q.type, q.n_passages, q.negations) for q in data.queries] == [("3in", 2, 1), ("2u", None, 0)]
-    assert data.violations is None
+    assert (data.violations, data.partial, data.branches) == (None, None, None)
+    assert data.describe()["partial_labels"] is False and data.describe()["shuffled"] is None
 
 
 @pytest.mark.parametrize("edit, message", [
@@ -55,6 +59,14 @@ def test_negations_fall_back_to_the_type_catalogue(tmp_path, beir_path):
      "queries.jsonl:2: duplicate query id 'q01'"),
     (lambda f: (f / "corpus.jsonl").write_text('{"_id": "p01", "text": "a"}\n{"_id": "p01", "text": "b"}\n'),
      "corpus.jsonl:2: duplicate passage id 'p01'"),
+    (lambda f: (f / "partial" / "test.tsv").write_text("query-id\tcorpus-id\nq02\tp01\tp02\n"),
+     "partial/test.tsv:2: expected 2 tab-separated columns, got 3"),
+    (lambda f: (f / "partial" / "test.tsv").write_text("query-id\tcorpus-id\nq02\tp99\n"),
+     "partial/test.tsv: query 'q02' names passage 'p99', which is not in corpus.jsonl"),
+    (lambda f: (f / "branches" / "test.tsv").write_text("query-id\tbranch\tcorpus-id\nq04\tfirst\tp21\n"),
+     "branches/test.tsv:2: column 'branch': 'first' is not a number"),
+    (lambda f: (f / "violations" / "test.tsv").write_text("query-id\tcorpus-id\tviolates\nq01\tp99\t1\n"),
+     "violations/test.tsv: query 'q01' names passage 'p99', which is not in corpus.jsonl"),
 ])
 def test_bad_folders_name_file_and_line(tmp_path, beir_path, edit, message):
     folder = tmp_path / "beir"

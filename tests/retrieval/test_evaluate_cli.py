@@ -24,7 +24,11 @@ def test_metrics_json_is_schema_valid_and_complete(report):
     assert "no LLM endpoint configured" in metrics["skipped"]["rewrite"]
     assert metrics["dataset"]["queries"] == 10
     itlr = metrics["retrievers"]["itlr"]
-    assert set(itlr["overall"]) >= {"nDCG@10", "MAP@100", "Recall@100", "MRR@10", "LSNC@10", "LSNC@100"}
+    assert set(itlr["overall"]) >= {"nDCG@10", "MAP@100", "Recall@100", "MRR@10", "LSNC@10", "LSNC@100",
+                                    "LSAC@10", "LSAC@100", "LSOC@10", "LSOC@100"}
+    assert "LSOC@10" in itlr["by_type"]["up"] and "LSOC@10" not in itlr["by_type"]["2i"]  # q04 is the union
+    assert "LSAC@10" in itlr["by_type"]["2i"] and "LSAC@10" not in itlr["by_type"]["1p"]
+    assert metrics["dataset"]["partial_labels"] and metrics["dataset"]["branch_labels"]
     assert set(itlr["by_type"]) == {"1p", "2i", "2in", "3in", "up"}
     assert set(itlr["by_negations"]) == {"0", "1", "2"}
     assert itlr["significance"]["nDCG@10"]["n"] == 10
@@ -37,8 +41,9 @@ def test_trec_runs_reproduce_the_metrics(report, data):
     for name, file in [("bm25", "bm25"), ("rrf(bm25,dense)", "rrf_bm25_dense")]:
         run = read_trec(report / "runs" / f"{file}.trec")
         assert all(len(scores) == 30 for scores in run.values())  # depth 100 > 30 passages
-        recomputed = mean(per_query(run, data.qrels, data.queries, data.violations))
-        assert recomputed["nDCG@10"] == pytest.approx(metrics["retrievers"][name]["overall"]["nDCG@10"])
+        recomputed = mean(per_query(run, data.qrels, data.queries, data.violations, data.partial, data.branches))
+        for measure in ("nDCG@10", "LSNC@10", "LSAC@10", "LSOC@100"):
+            assert recomputed[measure] == pytest.approx(metrics["retrievers"][name]["overall"][measure])
     per_query_file = json.loads((report / "per_query.json").read_text())
     assert set(per_query_file["itlr"]) == {q.id for q in data.queries}
 
@@ -50,7 +55,9 @@ def test_itlr_beats_plain_dense_on_the_negated_fixture_queries(report):
 
 def test_report_and_plots(report):
     text = (report / "report.md").read_text()
-    assert "| retriever | nDCG@10 | MAP@100 | Recall@100 | MRR@10 | LSNC@10 | LSNC@100 |" in text
+    assert ("| retriever | nDCG@10 | MAP@100 | Recall@100 | MRR@10 | LSNC@10 | LSNC@100 | LSAC@10 | LSAC@100 "
+            "| LSOC@10 | LSOC@100 |") in text
+    assert "## LSAC@10 by query type" in text and "## LSOC@10 by query type" in text
     assert "## nDCG@10 by query type" in text and "## Paired tests against bm25" in text
     assert "Skipped **rewrite**" in text
     for name in ("ndcg_by_type.png", "ndcg_by_negations.png"):

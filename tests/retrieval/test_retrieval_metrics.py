@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from retrieval.base import Query, cut, ranked, read_trec, top_k, write_trec
-from retrieval.metrics import breakdown, lsnc, mean, per_query, significance
+from retrieval.metrics import breakdown, conjunctive, lsnc, lsoc, mean, per_query, significance
 
 # q1: d1 (grade 2) and d2 (grade 1) relevant, tied at 0.8; trec_eval puts d2 first (id descending),
 # so the ranking is d4, d2, d1, d3.
@@ -81,6 +81,62 @@ def test_lsnc_only_for_negated_queries():
     assert values["q1"]["LSNC@10"] == pytest.approx(-math.log(2 / 11) / math.log(11))
     assert "LSNC@10" not in values["q2"]
     assert mean(values)["LSNC@10"] == values["q1"]["LSNC@10"]
+
+
+# LSAC@K: the LSNC form over passages that satisfy only part of a conjunction.
+# q: "A" AND "B"; the ranking (trec_eval order) is g1 a1 b1 g2 a2 x1..x20; a*, b* are partial.
+CONJ_RUN = {"q": {"g1": 0.99, "a1": 0.98, "b1": 0.97, "g2": 0.96, "a2": 0.95} | {f"x{i:02d}": 0.5 - i / 100 for i in range(20)}}
+CONJ = [Query("q", "A and B?", logical_form='"A" AND "B"')]
+
+
+def test_lsac_by_hand():
+    values = per_query(CONJ_RUN, {"q": {"g1": 1, "g2": 1}}, CONJ, partial={"q": {"a1", "b1", "a2"}})
+    # top 10 holds a1, b1, a2: -log((3 + 1)/(10 + 1)) / log(11) = log(11/4)/log(11) = 0.42187
+    assert values["q"]["LSAC@10"] == pytest.approx(math.log(11 / 4) / math.log(11))
+    assert values["q"]["LSAC@10"] == pytest.approx(0.421870, abs=1e-6)
+    # top 100 holds the same 3 of 100: log(101/4)/log(101) = 0.69962
+    assert values["q"]["LSAC@100"] == pytest.approx(0.699619, abs=1e-6)
+    assert "LSNC@10" not in values["q"] and "LSOC@10" not in values["q"]
+    top3 = per_query({"q": {"a1": 0.9, "b1": 0.8, "a2": 0.7}}, {"q": {"g1": 1}}, CONJ, partial={"q": {"a1", "b1", "a2"}})
+    assert top3["q"]["LSAC@10"] == pytest.approx(math.log(11 / 4) / math.log(11))  # fewer than K retrieved: still 3 of K
+
+
+def test_lsac_concerns_conjunctive_queries_only():
+    queries = [*CONJ, Query("u", "A or B?", logical_form='"A" OR "B"'), Query("t", "x", type="3i"),
+               Query("p", "x", type="2u"), Query("n", "x", type="2in")]
+    assert [conjunctive(q) for q in queries] == [True, False, True, False, True]
+    qrels = {q.id: {"g1": 1} for q in queries}
+    run = {q.id: CONJ_RUN["q"] for q in queries}
+    values = per_query(run, qrels, queries, partial={"q": {"a1"}})
+    assert values["t"]["LSAC@10"] == 1.0 and values["n"]["LSAC@10"] == 1.0  # conjunctions, no partial passage labelled
+    assert "LSAC@10" not in values["u"] and "LSAC@10" not in values["p"]
+    assert "LSAC@10" not in per_query(run, qrels, queries)["q"]  # no partial labels at all
+
+
+@pytest.mark.parametrize("branches, k, expected", [
+    ({"0": {"g1"}, "1": {"g2"}}, 10, 1.0),  # both branches' passages in the top 10
+    ({"0": {"g1"}, "1": {"x15"}}, 10, math.log(3 / 2) / math.log(3)),  # 1 of 2 uncovered: 0.36907
+    ({"0": {"x15"}, "1": {"x16"}}, 10, 0.0),  # none covered
+    ({"0": {"x15"}, "1": {"x16"}}, 100, 1.0),
+    ({"0": {"g1", "x15"}, "1": {"g2"}, "2": {"a1"}}, 10, math.log(4 / 2) / math.log(4)),  # a branch needs all its passages: 0.5
+])
+def test_lsoc_by_hand(branches, k, expected):
+    ranking = [pid for pid, _ in ranked(CONJ_RUN["q"])]
+    assert lsoc(ranking, branches, k) == pytest.approx(expected)
+    values = per_query(CONJ_RUN, {"q": {"g1": 1}}, None, branches={"q": branches})
+    assert values["q"][f"LSOC@{k}"] == pytest.approx(expected)
+
+
+def test_consistency_means_are_per_labelled_query():
+    queries = [Query("q1", "x", logical_form='"A" AND "B"'), Query("q2", "y", logical_form='"A" OR "B"')]
+    run = {"q1": {"a": 0.9, "g": 0.8}, "q2": {"g": 0.9, "h": 0.8}}
+    values = per_query(run, {"q1": {"g": 1}, "q2": {"g": 1}}, queries, partial={"q1": {"a"}},
+                       branches={"q2": {"0": {"g"}, "1": {"z"}}})
+    overall = mean(values)
+    assert overall["LSAC@10"] == pytest.approx(math.log(11 / 2) / math.log(11))  # q1 only
+    assert overall["LSOC@10"] == pytest.approx(math.log(3 / 2) / math.log(3))  # q2 only
+    by_type = breakdown(values, [Query("q1", "x", type="2i"), Query("q2", "y", type="2u")], lambda q: q.type)
+    assert "LSOC@10" not in by_type["2i"] and "LSAC@10" not in by_type["2u"]
 
 
 def test_breakdown_by_type_and_negations():

@@ -9,7 +9,8 @@ from pipeline.errors import ComlqError
 from retrieval.base import Query, ranked
 from retrieval.bm25 import BM25Retriever
 from retrieval.dense import DenseRetriever
-from retrieval.logical import LogicalRetriever, Weights, combine, with_context, zscore_top
+from retrieval.base import Corpus
+from retrieval.logical import LogicalRetriever, Weights, combine, document_groups, with_context, zscore_top
 from retrieval.logical_forms import RulesParser
 from retrieval.registry import Factory
 
@@ -21,10 +22,18 @@ def test_zscore_top_uses_the_rows_best_values():
     assert zscore_top(np.array([[0.0, 2.0]]), 10).tolist() == [[-1.0, 1.0]]  # depth beyond the row
 
 
-def test_context_adds_the_better_neighbour():
-    assert with_context(np.array([1.0, 0.0, 3.0]), 0.5).tolist() == [1.0, 1.5, 3.0]
-    assert with_context(np.array([1.0, 0.0, 3.0]), 0.0).tolist() == [1.0, 0.0, 3.0]
-    assert with_context(np.array([4.0, 2.0]), 1.0).tolist() == [6.0, 6.0]
+def test_document_groups_name_only_documents_with_two_passages():
+    groups = document_groups(["a", "", "b", "a", ""]).tolist()  # "" is no document; b stands alone
+    assert groups[0] == groups[3] >= 0 and groups[1] == groups[2] == groups[4] == -1
+
+
+def test_context_adds_the_best_other_passage_of_the_same_document():
+    groups = document_groups(["a", "b", "a", "a", "c"])
+    # a: rows 0, 2, 3 (scores 1, 3, 2); row 2 is a's best, so it gets the second best (2)
+    assert with_context(np.array([1.0, 5.0, 3.0, 2.0, 4.0]), groups, 0.5).tolist() == [2.5, 5.0, 4.0, 3.5, 4.0]
+    assert with_context(np.array([1.0, 5.0, 3.0, 2.0, 4.0]), groups, 0.0).tolist() == [1.0, 5.0, 3.0, 2.0, 4.0]
+    tied = document_groups(["a", "a"])
+    assert with_context(np.array([4.0, 4.0]), tied, 1.0).tolist() == [8.0, 8.0]  # a tie at the top: each has the other
 
 
 def test_combine_is_question_plus_and_minus_not():
@@ -55,12 +64,22 @@ def test_not_weight_pushes_the_negated_passage_down(encoder, corpus):
     assert strict.index("berlin") > strict.index("paris") and strict.index("berlin") > strict.index("madrid")
 
 
-def test_context_lifts_the_next_passage_of_the_article(encoder, corpus):
+def test_context_comes_from_the_document_field_never_from_order(encoder, corpus):
     question = "capital of France"
     plain = _ranking(_retriever(encoder, corpus, context=0.0), question)
-    context = _ranking(_retriever(encoder, corpus, context=1.0), question)
     assert plain[0] == "paris" and plain.index("louvre") == 4  # shares no word with the question
-    assert context[:2] == ["paris", "louvre"]  # both now score paris + louvre (tie: id descending)
+    # without a document field, neighbours in file order give nothing (the old default read them)
+    assert _ranking(_retriever(encoder, corpus, context=1.0), question) == plain
+    titled = {pid: ("Paris" if pid in ("paris", "louvre") else pid.title()) for pid in corpus.ids}
+    for order in (list(corpus.ids), list(reversed(corpus.ids))):  # any order: the same ranking
+        texts = dict(zip(corpus.ids, corpus.texts))
+        shuffled = Corpus.from_mapping({pid: texts[pid] for pid in order}, titled)
+        context = _ranking(_retriever(encoder, shuffled, context=1.0), question)
+        assert context[:2] == ["paris", "louvre"]  # both now score paris + louvre (tie: id descending)
+
+
+def test_the_default_reads_no_context():
+    assert Weights().context == 0.0
 
 
 def test_registry_builds_logical_with_arguments(encoder):
