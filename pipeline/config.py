@@ -83,6 +83,7 @@ class EvaluateConfig:
     model: str | None = None  # sentence-transformers model; default: the packaged all-MiniLM-L6-v2
     embeddings_base_url: str | None = None  # OpenAI-compatible /embeddings endpoint (then `model` is its model name)
     cache_dir: str | None = None  # embedding cache; default: $COMLQ_CACHE/embeddings, else ~/.cache/comlq/embeddings
+    precision: str = "auto"  # sentence-transformers encoding: auto (bf16 where the CPU has it natively, else fp32) | fp32 | bf16 | int8
     operators: str = "product"  # ITLR operator set: product | sum | minmax | inverse
     calibration: str = "raw"  # ITLR term-score calibration: raw | shift | minmax
     candidates_k: int | None = 1000  # ITLR candidates per query (0 or None: all passages)

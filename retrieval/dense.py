@@ -32,7 +32,7 @@ class DenseRetriever:
         return self.encoder.name
 
     def describe(self) -> dict[str, object]:
-        return {"model": self.model}
+        return {"model": self.model, "precision": self.encoder.precision}
 
     @property
     def corpus(self) -> Corpus:

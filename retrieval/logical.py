@@ -134,6 +134,8 @@ class LogicalRetriever:
 
     def describe(self) -> dict[str, object]:
         return {**vars(self.weights), "model": getattr(self.dense, "model", None),
+                "precision": getattr(getattr(self.dense, "encoder", None), "precision", None),
+                "context_documents": int(len(np.unique(self.groups[self.groups >= 0]))),
                 "parse": {"source": getattr(self.parser, "source", "?"),
                           "counts": dict(getattr(self.parser, "counts", {}))}}
 

@@ -62,7 +62,7 @@ class Factory:
 
         cfg = self.evaluate
         return self.shared("encoder", lambda: make_encoder(cfg.model, cfg.embeddings_base_url, self.llm.api_key_env,
-                                                           cfg.cache_dir or default_cache_dir()))
+                                                           cfg.cache_dir or default_cache_dir(), cfg.precision))
 
     def dense(self):
         from retrieval.dense import DenseRetriever

@@ -29,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="where ITLR's logical forms come from")
     p.add_argument("--model", dest="evaluate.model", default=None,
                    help="sentence-transformers model name or path (default: all-MiniLM-L6-v2)")
+    p.add_argument("--precision", dest="evaluate.precision", choices=("auto", "fp32", "bf16", "int8"), default=None,
+                   help="dense encoding precision (default auto: bf16 where the CPU has it natively, else fp32)")
     p.add_argument("--cache", dest="evaluate.cache_dir", default=None,
                    help="embedding cache folder (default: ~/.cache/comlq/embeddings)")
     p.add_argument("--depth", dest="evaluate.depth", type=int, default=None,
