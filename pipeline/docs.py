@@ -67,7 +67,7 @@ environment when they are needed.
 | `COMLQ_CONFIG` | the TOML file, when no `--config` is given |
 | `COMLQ_CACHE` | the root of the embedding cache (`$COMLQ_CACHE/embeddings`) |
 | `COMLQ_LS_VENV` | the Label Studio virtual environment (default `.venv-ls/`) |
-| `PREFECT_API_URL` | a Prefect server for `comlq run` to report to (else a temporary one); see [operations](operations.md) |
+| `PREFECT_API_URL` | the Prefect server `comlq run` reports to, else a temporary one: [operations](operations.md) |
 """
 
 
@@ -100,6 +100,11 @@ def _code(text: str) -> str:
     return "`" + text.replace("|", "\\|") + "`"  # a table cell: GitHub reads \| inside code too
 
 
+def description(comment: str) -> str:
+    """A field's comment as a table cell."""
+    return comment.replace("|", "\\|").replace("<", "&lt;")
+
+
 def _default(value: Any) -> str:
     return "unset" if value is None else _code(toml_value(value))
 
@@ -112,8 +117,8 @@ def configuration_markdown() -> str:
         doc, comments = field_comments(type(values))
         parts.append(f"\n## [{section.name}]\n\n{doc}\n\n| key | type | default | description |\n|---|---|---|---|\n")
         for f in dataclasses.fields(values):
-            description = comments[f.name].replace("|", "\\|").replace("<", "&lt;")
-            parts.append(f"| `{f.name}` | {_code(str(f.type))} | {_default(getattr(values, f.name))} | {description} |\n")
+            default = _default(getattr(values, f.name))
+            parts.append(f"| `{f.name}` | {_code(str(f.type))} | {default} | {description(comments[f.name])} |\n")
     return "".join(parts)
 
 
