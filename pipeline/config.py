@@ -32,7 +32,7 @@ class GenerateConfig:
 
     generator: str = "kg"  # 'kg' (offline) or 'llm'
     per_type: int = 50  # items per query type
-    seed: int = 13  # the same seed gives byte-identical items
+    seed: int = 13  # sampling and planning seed (kg: the same seed gives byte-identical items)
     max_answers: int = 20  # queries with more answers are rejected
     triples: str | None = None  # user-supplied triples JSONL for the kg generator
     relation_weights: dict[str, float] = field(default_factory=dict)  # kg sampling weight per relation (pipeline/kg/weights.yaml)
