@@ -120,7 +120,8 @@ def main() -> None:
     print_table(rows)
     print("\nthe same on the corpus in file order, original ids (differences come from ties only):")
     for name, row in order_rows.items():
-        print(f"  {name:10} all {row['all']:.4f} (shuffled {rows[name]['all']:.4f}, diff {row['all'] - rows[name]['all']:+.4f})")
+        diff = row["all"] - rows[name]["all"]
+        print(f"  {name:10} all {row['all']:.4f} (shuffled {rows[name]['all']:.4f}, diff {diff:+.4f})")
     print(f"\nevaluation of {', '.join(MAIN)}: {seconds:.1f} s, {encoded} texts encoded "
           f"(goal with cached embeddings: < 30 s) -> {'PASS' if seconds < 30 else 'FAIL'}")
     print("\n".join(goals(rows)))
@@ -136,7 +137,8 @@ def main() -> None:
             print(f"note: pinned with {expected.get('precision')} dense encoding, measured with {precision}: "
                   "dense-based figures may differ by up to ~0.005")
         problems = compare(rows, expected)
-        print(f"pinned numbers ({EXPECTED.name}): " + ("all match" if not problems else "MISMATCH\n  " + "\n  ".join(problems)))
+        verdict = "all match" if not problems else "MISMATCH\n  " + "\n  ".join(problems)
+        print(f"pinned numbers ({EXPECTED.name}): {verdict}")
         if problems:
             raise SystemExit(1)
 

@@ -51,7 +51,8 @@ MIN_RELEVANT = 3  # a query is used when at least this many passages are relevan
 # occupation -> (term, plural, wordings); {o} is filled by nothing (the wording carries it)
 OCCUPATIONS = {
     "painter": ("painters", ["a painter", "a painter of portraits and landscapes",
-                             "an artist best known for oil paintings", "an artist who painted altarpieces and still lifes"]),
+                             "an artist best known for oil paintings",
+                             "an artist who painted altarpieces and still lifes"]),
     "composer": ("composers", ["a composer", "a composer of chamber music",
                                "a musician who composed two operas and a requiem", "a musician who wrote symphonies"]),
     "poet": ("poets", ["a poet", "a lyric poet", "a writer who published four collections of verse",
@@ -114,18 +115,20 @@ def passage(p: Person, rng: random.Random) -> str:
     ordinal, word = CENTURIES[p.century]
     when = rng.choice([f" ({born}–{died})", f", born in the {born // 10 * 10}s,",
                        f", born in the {part} {ordinal} century,", f", born in the {part} {word} century,"])
-    nationality = rng.choice(["adjective", f"{He} was born in {country}.", f"{He} grew up in {rng.choice(birthplaces)}.",
-                              f"{His} family came from {country}."])
+    nationality = rng.choice(["adjective", f"{He} was born in {country}.",
+                              f"{He} grew up in {rng.choice(birthplaces)}.", f"{His} family came from {country}."])
     if nationality == "adjective":  # "a painter ..." -> "a French painter ..."
         rest = work.split(" ", 1)[1]
         work, nationality = f"{'an' if p.nationality[0] in 'AEIOU' else 'a'} {p.nationality} {rest}", ""
-    city = rng.choice([f"{He} settled in {p.city} in {born + 25}.", f"{He} moved to {p.city}, where {he} remained until {his} death.",
+    city = rng.choice([f"{He} settled in {p.city} in {born + 25}.",
+                       f"{He} moved to {p.city}, where {he} remained until {his} death.",
                        f"{He} spent most of {his} working life in {p.city}.", f"{He} made {his} home in {p.city}."])
     other_city = rng.choice([c for c in CITIES if c != p.city])
     decoy = rng.choice([f"{He} never worked as a {rng.choice([o for o in OCCUPATIONS if o != p.occupation])}.",
                         f"Contrary to some accounts, {he} was not "
                         f"{rng.choice([n for n in NATIONALITIES if n != p.nationality])}.",
-                        f"{He} never lived in {other_city}.", f"{He} did not visit {other_city} until {his} last years."])
+                        f"{He} never lived in {other_city}.",
+                        f"{He} did not visit {other_city} until {his} last years."])
     plain = rng.choice([f"{He} never married.", f"{He} did not attend a university.",
                         f"{His} early work was not well received.", f"{He} had no children."])
     rest = [s for s in (nationality, city, decoy, plain) if s]
@@ -246,7 +249,7 @@ def main() -> None:
     share = [mean(len(qrels[q.id]) / len(corpus) for q in queries if q.negations == n) for n in counts]
     chance = [mean(random_ndcg(len(qrels[q.id]), len(corpus)) for q in queries if q.negations == n) for n in counts]
     width = 30
-    print(f"\nnDCG@10 by number of negations (in brackets: minus the random ranking's expected nDCG@10)")
+    print("\nnDCG@10 by number of negations (in brackets: minus the random ranking's expected nDCG@10)")
     print(f"{'':{width}}" + "".join(f"{n:>16}" for n in counts))
     print(f"{'share of corpus relevant':{width}}" + "".join(f"{v:16.3f}" for v in share))
     print(f"{'random ranking (expected)':{width}}" + "".join(f"{v:16.3f}" for v in chance))

@@ -11,8 +11,8 @@ REPORT/shuffled_ids.tsv opaque id -> original passage id, when the corpus was sh
 
 from __future__ import annotations
 
+import logging
 import re
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +27,7 @@ from retrieval.beir import load_beir
 from retrieval.metrics import per_query, summarize
 from retrieval.shuffle import shuffle_corpus
 
+log = logging.getLogger(__name__)
 REFERENCE = "bm25"  # significance tests compare every retriever with this one, when it ran
 
 
@@ -58,7 +59,7 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
         try:
             built[spec] = factory.build(spec)
         except RetrieverUnavailable as exc:
-            print(f"skipping {spec}: {exc}", file=sys.stderr)
+            log.warning("skipping %s: %s", spec, exc)
             skipped[spec] = str(exc)
     results: dict[str, dict[str, Any]] = {}
     values: dict[str, dict] = {}
@@ -70,7 +71,7 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
             indexed = time.perf_counter()
             run = retriever.retrieve(data.queries, config.evaluate.depth)
         except ComlqError as exc:
-            print(f"skipping {spec}: {exc}", file=sys.stderr)
+            log.warning("skipping %s: %s", spec, exc)
             skipped[spec] = f"failed while running: {exc}"
             continue
         done = time.perf_counter()
@@ -81,8 +82,8 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
             "timing": {"index_s": round(indexed - started, 3), "retrieve_s": round(done - indexed, 3),
                        "texts_encoded": factory.texts_encoded() - encoded_before},
         }
-        print(f"{spec}: nDCG@10 {summarize(values[spec], data.queries)['overall']['nDCG@10']:.4f} "
-              f"(index {indexed - started:.1f}s, retrieve {done - indexed:.1f}s)", file=sys.stderr)
+        log.info("%s: nDCG@10 %.4f (index %.1fs, retrieve %.1fs)", spec,
+                 summarize(values[spec], data.queries)["overall"]["nDCG@10"], indexed - started, done - indexed)
     if not results:
         raise ComlqError("no retriever could run: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
     reference = values.get(REFERENCE)
@@ -99,5 +100,5 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
             handle.writelines(f"{opaque}\t{original}\n" for original, opaque in names.items())
     write_json(report.metrics, metrics, "metrics")
     write_json(report.per_query, values)
-    write_report(report, metrics)
+    write_report(report.root, metrics)
     return metrics

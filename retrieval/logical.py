@@ -1,6 +1,6 @@
 """The "logical" retriever: a soft-logic ITLR variant that beats BM25 on ComLQ (benchmarks/bench_comlq.py).
 
-Why plain ITLR (NOT = 1 - x) fails on ComLQ, measured on the dev split (README, Results):
+Why plain ITLR (NOT = 1 - x) fails on ComLQ, measured on the dev split (docs/results.md):
 ComLQ's negation is a fact the evidence passage states ("... never reached the intense level
 ...", "with the exception of ... fictitious scientists"), so the gold passages mention the
 negated concept: on average they contain 73% of its content words (random passages: 4%), and
@@ -28,16 +28,15 @@ there `context` does nothing. Other defaults were tuned on half A of ComLQ dev b
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import logging
 
 import numpy as np
 
 from pipeline.errors import ComlqError
-from retrieval.base import Corpus, Query, Run, top_k
 from pipeline.logical_form import terms
+from retrieval.base import Corpus, Query, Run, top_k
 from retrieval.itlr import Parser, TermScorer, parse_queries
 
 log = logging.getLogger(__name__)

@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from pipeline.errors import ComlqError
-from retrieval.base import Query
 from pipeline.logical_form import parse
+from retrieval.base import Query
 from retrieval.llm import Chat, render
 from retrieval.parse_rules import to_logical_form
 

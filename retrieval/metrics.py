@@ -1,15 +1,15 @@
 """Measures, computed exactly as trec_eval computes them (through pytrec_eval), plus three
 logic-consistency scores in ComLQ's LSNC@K form (K = 10, 100):
 
-| name       | definition                                                              |
-|------------|-------------------------------------------------------------------------|
-| nDCG@10    | ndcg_cut_10 (gain = relevance grade)                                    |
-| MAP@100    | map_cut_100                                                             |
-| Recall@100 | recall_100                                                              |
-| MRR@10     | recip_rank on the run cut at 10                                         |
-| LSNC@K     | -log((v + 1)/(K + 1)) / log(K + 1), v = passages in the top K that violate the query's NOT |
-| LSAC@K     | -log((p + 1)/(K + 1)) / log(K + 1), p = passages in the top K that satisfy only part of the query's conjunction |
-| LSOC@K     | -log((u + 1)/(B + 1)) / log(B + 1), B = the union's branches, u = branches not covered by the top K; a branch is covered when every passage it needs is in the top K |
+    nDCG@10     ndcg_cut_10 (gain = relevance grade)
+    MAP@100     map_cut_100
+    Recall@100  recall_100
+    MRR@10      recip_rank on the run cut at 10
+    LSNC@K      -log((v + 1)/(K + 1)) / log(K + 1), v = passages in the top K that violate the query's NOT
+    LSAC@K      -log((p + 1)/(K + 1)) / log(K + 1), p = passages in the top K that satisfy only part of
+                the query's conjunction
+    LSOC@K      -log((u + 1)/(B + 1)) / log(B + 1), B = the union's branches, u = branches not covered:
+                a branch is covered when every passage it needs is in the top K
 
 Each of the three is 1.0 when the top K holds no inconsistency (no violator, no partial
 passage, every branch covered) and 0.0 at the worst (K violators, K partial passages, no branch
@@ -128,7 +128,8 @@ def mean(values: PerQuery, qids: Iterable[str] | None = None) -> dict[str, float
     return out
 
 
-def breakdown(values: PerQuery, queries: Sequence[Query], key: Callable[[Query], object]) -> dict[str, dict[str, float | None]]:
+def breakdown(values: PerQuery, queries: Sequence[Query],
+              key: Callable[[Query], object]) -> dict[str, dict[str, float | None]]:
     """Means per group of queries (e.g. key=lambda q: q.type); queries whose key is None are left out."""
     groups: dict[str, list[str]] = {}
     for query in queries:
@@ -148,7 +149,8 @@ def _natural(name: str) -> tuple[int, int, str]:
     return (1, order.index(name), "") if name in order else (2, 0, name)
 
 
-def significance(values: PerQuery, reference: PerQuery, measures: Iterable[str] = MEASURES) -> dict[str, dict[str, float | int | None]]:
+def significance(values: PerQuery, reference: PerQuery,
+                 measures: Iterable[str] = MEASURES) -> dict[str, dict[str, float | int | None]]:
     """Paired tests of `values` against `reference` on the queries both have, per measure.
 
     t_p: two-sided paired t-test; wilcoxon_p: two-sided Wilcoxon signed-rank (zero differences

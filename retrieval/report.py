@@ -55,17 +55,19 @@ def markdown(metrics: Mapping[str, Any]) -> str:
     measures = _measures(retrievers)
     data = metrics.get("dataset", {})
     shuffled = data.get("shuffled")
-    labels = [f"{what} labels: {'yes' if data.get(key) else f'no (no {measure}@K)'}"
-              for what, key, measure in (("violation", "violation_labels", "LSNC"), ("partial", "partial_labels", "LSAC"),
-                                         ("branch", "branch_labels", "LSOC"))]
+    kinds = (("violation", "violation_labels", "LSNC"), ("partial", "partial_labels", "LSAC"),
+             ("branch", "branch_labels", "LSOC"))
+    labels = "; ".join(f"{what} labels: {'yes' if data.get(key) else f'no (no {measure}@K)'}"
+                       for what, key, measure in kinds)
     lines = [f"# Retrieval evaluation: {data.get('beir', '?')} ({data.get('split', '?')})", "",
-             f"{data.get('queries', '?')} queries, {data.get('passages', '?')} passages; " + "; ".join(labels) + ".", "",
+             f"{data.get('queries', '?')} queries, {data.get('passages', '?')} passages; {labels}.", "",
              (f"Corpus **shuffled** (seed {shuffled['seed']}): passages in a random order, every passage id renamed "
               "to an opaque one (runs/*.trec use them; shuffled_ids.tsv maps them back)." if shuffled else
               "Corpus **not shuffled**: passages in file order with their original ids "
               "(`--shuffle-corpus SEED` checks that no retriever profits from order or ids)."), "",
              "## Overall", ""]
-    lines += _table(["retriever", *measures], [[n, *(retrievers[n]["overall"].get(m) for m in measures)] for n in names])
+    lines += _table(["retriever", *measures],
+                    [[n, *(retrievers[n]["overall"].get(m) for m in measures)] for n in names])
     for key, title in (("by_type", "query type"), ("by_negations", "number of negations")):
         _, rows = _by(retrievers, key, "nDCG@10")
         if rows:
@@ -90,8 +92,9 @@ def markdown(metrics: Mapping[str, Any]) -> str:
           retrievers[n].get("timing", {}).get("texts_encoded")] for n in names])
     for name, reason in metrics.get("skipped", {}).items():
         lines.append(f"Skipped **{name}**: {reason}")
-    lines += ["", f"![nDCG@10 by query type]({PLOT_TYPE}.png)", "",
-              f"![nDCG@10 by number of negations]({PLOT_NEGATIONS}.png)", ""]
+    here = ReportFolder(".")  # the plots sit next to report.md
+    lines += ["", f"![nDCG@10 by query type]({here.plot(PLOT_TYPE).name})", "",
+              f"![nDCG@10 by number of negations]({here.plot(PLOT_NEGATIONS).name})", ""]
     return "\n".join(lines)
 
 
@@ -123,7 +126,8 @@ def plot_groups(retrievers: Mapping[str, Any], key: str, path: Path, xlabel: str
     tmp.replace(path)  # atomic, like every other output
 
 
-def write_report(report: ReportFolder, metrics: Mapping[str, Any]) -> None:
+def write_report(out: str | Path, metrics: Mapping[str, Any]) -> None:
+    report = ReportFolder(out)
     retrievers = metrics["retrievers"]
     plot_groups(retrievers, "by_type", report.plot(PLOT_TYPE), "query type", bars=True)
     plot_groups(retrievers, "by_negations", report.plot(PLOT_NEGATIONS), "number of negations", bars=False)

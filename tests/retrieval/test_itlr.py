@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from pipeline.errors import ComlqError
-from retrieval.base import Corpus, Query
 from pipeline.logical_form import And, Not, Or, Term, parse, terms, to_string
+from retrieval.base import Corpus, Query
 from retrieval.itlr import CALIBRATIONS, OPERATORS, ITLRRetriever, evaluate, parse_queries
 
 A, B, C, D = Term("a"), Term("b"), Term("c"), Term("d")

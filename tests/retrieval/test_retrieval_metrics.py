@@ -85,7 +85,8 @@ def test_lsnc_only_for_negated_queries():
 
 # LSAC@K: the LSNC form over passages that satisfy only part of a conjunction.
 # q: "A" AND "B"; the ranking (trec_eval order) is g1 a1 b1 g2 a2 x1..x20; a*, b* are partial.
-CONJ_RUN = {"q": {"g1": 0.99, "a1": 0.98, "b1": 0.97, "g2": 0.96, "a2": 0.95} | {f"x{i:02d}": 0.5 - i / 100 for i in range(20)}}
+CONJ_RUN = {"q": {"g1": 0.99, "a1": 0.98, "b1": 0.97, "g2": 0.96, "a2": 0.95}
+                 | {f"x{i:02d}": 0.5 - i / 100 for i in range(20)}}
 CONJ = [Query("q", "A and B?", logical_form='"A" AND "B"')]
 
 
@@ -97,8 +98,10 @@ def test_lsac_by_hand():
     # top 100 holds the same 3 of 100: log(101/4)/log(101) = 0.69962
     assert values["q"]["LSAC@100"] == pytest.approx(0.699619, abs=1e-6)
     assert "LSNC@10" not in values["q"] and "LSOC@10" not in values["q"]
-    top3 = per_query({"q": {"a1": 0.9, "b1": 0.8, "a2": 0.7}}, {"q": {"g1": 1}}, CONJ, partial={"q": {"a1", "b1", "a2"}})
-    assert top3["q"]["LSAC@10"] == pytest.approx(math.log(11 / 4) / math.log(11))  # fewer than K retrieved: still 3 of K
+    top3 = per_query({"q": {"a1": 0.9, "b1": 0.8, "a2": 0.7}}, {"q": {"g1": 1}}, CONJ,
+                     partial={"q": {"a1", "b1", "a2"}})
+    # fewer than K retrieved: still 3 of K
+    assert top3["q"]["LSAC@10"] == pytest.approx(math.log(11 / 4) / math.log(11))
 
 
 def test_lsac_concerns_conjunctive_queries_only():
@@ -118,7 +121,8 @@ def test_lsac_concerns_conjunctive_queries_only():
     ({"0": {"g1"}, "1": {"x15"}}, 10, math.log(3 / 2) / math.log(3)),  # 1 of 2 uncovered: 0.36907
     ({"0": {"x15"}, "1": {"x16"}}, 10, 0.0),  # none covered
     ({"0": {"x15"}, "1": {"x16"}}, 100, 1.0),
-    ({"0": {"g1", "x15"}, "1": {"g2"}, "2": {"a1"}}, 10, math.log(4 / 2) / math.log(4)),  # a branch needs all its passages: 0.5
+    # a branch needs all its passages: 1 of 3 uncovered, 0.5
+    ({"0": {"g1", "x15"}, "1": {"g2"}, "2": {"a1"}}, 10, math.log(4 / 2) / math.log(4)),
 ])
 def test_lsoc_by_hand(branches, k, expected):
     ranking = [pid for pid, _ in ranked(CONJ_RUN["q"])]

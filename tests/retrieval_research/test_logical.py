@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 
 from pipeline.errors import ComlqError
-from retrieval.base import Query, ranked
+from retrieval.base import Corpus, Query, ranked
 from retrieval.bm25 import BM25Retriever
 from retrieval.dense import DenseRetriever
-from retrieval.base import Corpus
 from retrieval.logical import LogicalRetriever, Weights, combine, document_groups, with_context, zscore_top
 from retrieval.logical_forms import RulesParser
 from retrieval.registry import Factory
