@@ -216,7 +216,8 @@ class CachedEncoder:
         if missing:
             # longest first: batches of similar length waste little on padding, and the ETA is pessimistic
             todo = sorted(missing.items(), key=lambda item: -len(item[1]))
-            bar = tqdm(total=len(todo), desc=f"{desc} ({self.name})", unit="text",
+            model = f"{self.name}, {self.precision}" if self.precision else self.name
+            bar = tqdm(total=len(todo), desc=f"{desc} ({model})", unit="text",
                        disable=not progress or len(todo) < 64)
             for start in range(0, len(todo), self.shard_rows):  # each shard saved as soon as it is encoded
                 shard = todo[start:start + self.shard_rows]

@@ -22,7 +22,7 @@ question stays a term (the negated concept is evidence in ComLQ); NOT is a soft 
 only from an explicit field of the corpus (`doc_id`, else `title`; `Corpus.documents`), never
 from line order or ids. An earlier default added the better *neighbour in file order*: on
 ComLQ, whose gold passages sit in consecutive ids, that alone gave all of this retriever's gain
-and vanished with the corpus shuffled (issue 15; README/docs, Results). ComLQ has no titles, so
+and vanished with the corpus shuffled (issue 15; docs/results.md). ComLQ has no titles, so
 there `context` does nothing. Other defaults were tuned on half A of ComLQ dev before that finding.
 """
 
