@@ -1,9 +1,12 @@
 """Read a BEIR folder (paths from `pipeline.runfolder.BeirFolder`): corpus.jsonl, queries.jsonl,
 qrels/{split}.tsv and, when present, the project's logic labels (each file has a header row):
 
-    violations/{split}.tsv   query-id, corpus-id, violates (1/0)   passages that break the query's NOT
-    partial/{split}.tsv      query-id, corpus-id                   passages that satisfy only part of a conjunction
-    branches/{split}.tsv     query-id, branch, corpus-id           the passages branch `branch` of a union needs
+    violations/{split}.tsv   query-id, corpus-id, violates (1/0)     passages that break the query's NOT
+    partial/{split}.tsv      query-id, corpus-id[, partial (1/0)]    passages that satisfy only part of a conjunction
+    branches/{split}.tsv     query-id, corpus-id, branch (a number)  the passages branch `branch` of a union needs
+
+The label files are read by their header's column names, in any order (`passage-id` is taken
+for `corpus-id`); a passage two branches need has a row for each.
 
 queries.jsonl may carry the optional fields type, n_passages, logical_form and negations. ComLQ's type
 values end in _1/_2/_3 (the number of evidence passages); they are split into the base type
@@ -166,17 +169,33 @@ def load_violations(path: Path) -> Violations:
     return violations
 
 
+def _named(path: Path, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> Iterator[tuple[str, dict]]:
+    """Rows of a label TSV as {column: value}, columns found by the header's names."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        header = [name.strip().lower() for name in next(csv.reader(handle, delimiter="\t"), [])]
+    header = ["corpus-id" if name == "passage-id" else name for name in header]
+    missing = [name for name in required if name not in header]
+    if missing:
+        raise ComlqError(f"{path}:1: header needs the columns {', '.join(required)} (missing: {', '.join(missing)})")
+    keep = [name for name in (*required, *optional) if name in header]
+    for where, row in _tsv(path, len(header)):
+        yield where, {name: row[header.index(name)] for name in keep}
+
+
 def load_partial(path: Path) -> Violations:
     partial: Violations = {}
-    for _, (qid, pid) in _tsv(path, 2):
-        partial.setdefault(qid, set()).add(pid)
+    for where, row in _named(path, ("query-id", "corpus-id"), ("partial",)):
+        partial.setdefault(row["query-id"], set())
+        if _int(row.get("partial", "1"), where, "partial"):
+            partial[row["query-id"]].add(row["corpus-id"])
     return partial
 
 
 def load_branches(path: Path) -> Branches:
     branches: Branches = {}
-    for where, (qid, branch, pid) in _tsv(path, 3):
-        branches.setdefault(qid, {}).setdefault(str(_int(branch, where, "branch")), set()).add(pid)
+    for where, row in _named(path, ("query-id", "corpus-id", "branch")):
+        branch = str(_int(row["branch"], where, "branch"))
+        branches.setdefault(row["query-id"], {}).setdefault(branch, set()).add(row["corpus-id"])
     return branches
 
 

@@ -9,7 +9,7 @@ logic-consistency scores in ComLQ's LSNC@K form (K = 10, 100):
     LSAC@K      -log((p + 1)/(K + 1)) / log(K + 1), p = passages in the top K that satisfy only part of
                 the query's conjunction
     LSOC@K      -log((u + 1)/(B + 1)) / log(B + 1), B = the union's branches, u = branches not covered:
-                a branch is covered when every passage it needs is in the top K
+                a branch is covered when the top K holds one of its own passages (see `lsoc`)
 
 Each of the three is 1.0 when the top K holds no inconsistency (no violator, no partial
 passage, every branch covered) and 0.0 at the worst (K violators, K partial passages, no branch
@@ -56,9 +56,16 @@ def lsnc(ranking: Sequence[str], violators: set[str], k: int) -> float:
 
 def lsoc(ranking: Sequence[str], branches: dict[str, set[str]], k: int) -> float:
     """LSOC@K of one ranking: the LSNC form over the union's B branches, a mistake being a branch
-    not covered (some passage it needs is missing from the top K). 1.0: all covered; 0.0: none."""
+    not covered. 1.0: all covered; 0.0: none.
+
+    A branch lists the passages its answers need. It is covered when the top K holds one of its
+    *own* passages, those not needed by every branch: a passage all branches share (e.g. the
+    projection step of `up`) shows none of them in particular. A branch with no own passage (one
+    passage states every branch, as in 2u_1) is covered by any of its passages.
+    """
     top = set(ranking[:k])
-    uncovered = sum(1 for needed in branches.values() if not needed <= top)
+    shared = set.intersection(*branches.values()) if branches else set()
+    uncovered = sum(1 for needed in branches.values() if not ((needed - shared) or needed) & top)
     return log_scaled(uncovered, len(branches))
 
 

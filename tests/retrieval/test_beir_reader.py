@@ -15,7 +15,7 @@ def test_fixture_loads_the_split(data):
     assert data.qrels["q04"] == {"p21": 2, "p23": 2, "p20": 1}
     assert data.violations["q10"] == {"p01", "p02", "p03"}
     assert data.partial == {"q02": {"p01", "p03", "p07"}, "q04": {"p19", "p22"}}
-    assert data.branches == {"q04": {"0": {"p21"}, "1": {"p23"}}}
+    assert data.branches == {"q04": {"1": {"p21"}, "2": {"p23"}}}
     texts = dict(zip(data.corpus.ids, data.corpus.texts))
     assert texts["p11"].startswith("Lion The lion is")  # title, then text
     assert texts["p01"].startswith("Inception is")  # not twice when the text starts with it
@@ -65,6 +65,8 @@ def test_negations_fall_back_to_the_type_catalogue(tmp_path, beir_path):
      "partial/test.tsv: query 'q02' names passage 'p99', which is not in corpus.jsonl"),
     (lambda f: (f / "branches" / "test.tsv").write_text("query-id\tbranch\tcorpus-id\nq04\tfirst\tp21\n"),
      "branches/test.tsv:2: column 'branch': 'first' is not a number"),
+    (lambda f: (f / "branches" / "test.tsv").write_text("query-id\tcorpus-id\nq04\tp21\n"),
+     "branches/test.tsv:1: header needs the columns query-id, corpus-id, branch (missing: branch)"),
     (lambda f: (f / "violations" / "test.tsv").write_text("query-id\tcorpus-id\tviolates\nq01\tp99\t1\n"),
      "violations/test.tsv: query 'q01' names passage 'p99', which is not in corpus.jsonl"),
 ])
@@ -91,3 +93,17 @@ def test_missing_folder():
 ])
 def test_negations_count_not_operators_of_the_parsed_form(query_type, form, expected):
     assert count_negations(query_type, form) == expected
+
+
+def test_label_files_are_read_by_column_name(tmp_path, beir_path):
+    folder = tmp_path / "beir"
+    shutil.copytree(beir_path, folder)
+    # the order the brief first proposed, `passage-id` for `corpus-id`, and a 0 flag
+    (folder / "branches" / "test.tsv").write_text(
+        "query-id\tbranch\tpassage-id\nq04\t1\tp21\nq04\t2\tp23\nq04\t2\tp20\n")
+    (folder / "partial" / "test.tsv").write_text("query-id\tcorpus-id\nq02\tp01\n")
+    (folder / "violations" / "test.tsv").write_text("query-id\tcorpus-id\tviolates\nq01\tp02\t1\nq01\tp03\t0\n")
+    data = load_beir(folder, "test")
+    assert data.branches == {"q04": {"1": {"p21"}, "2": {"p23", "p20"}}}
+    assert data.partial == {"q02": {"p01"}}
+    assert data.violations == {"q01": {"p02"}}

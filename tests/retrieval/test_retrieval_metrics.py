@@ -116,13 +116,20 @@ def test_lsac_concerns_conjunctive_queries_only():
     assert "LSAC@10" not in per_query(run, qrels, queries)["q"]  # no partial labels at all
 
 
+# the top 10 of CONJ_RUN: g1 a1 b1 g2 a2 x00..x04; x15, x16, x17, x18 only in the top 100
 @pytest.mark.parametrize("branches, k, expected", [
-    ({"0": {"g1"}, "1": {"g2"}}, 10, 1.0),  # both branches' passages in the top 10
-    ({"0": {"g1"}, "1": {"x15"}}, 10, math.log(3 / 2) / math.log(3)),  # 1 of 2 uncovered: 0.36907
-    ({"0": {"x15"}, "1": {"x16"}}, 10, 0.0),  # none covered
-    ({"0": {"x15"}, "1": {"x16"}}, 100, 1.0),
-    # a branch needs all its passages: 1 of 3 uncovered, 0.5
-    ({"0": {"g1", "x15"}, "1": {"g2"}, "2": {"a1"}}, 10, math.log(4 / 2) / math.log(4)),
+    ({"1": {"g1"}, "2": {"g2"}}, 10, 1.0),  # both branches' passages in the top 10
+    ({"1": {"g1"}, "2": {"x15"}}, 10, math.log(3 / 2) / math.log(3)),  # 1 of 2 uncovered: 0.36907
+    ({"1": {"x15"}, "2": {"x16"}}, 10, 0.0),  # none covered
+    ({"1": {"x15"}, "2": {"x16"}}, 100, 1.0),
+    # one of a branch's passages is enough (several answers): 1 of 3 uncovered, 0.5
+    ({"1": {"g1", "x15", "x16"}, "2": {"x17", "x18"}, "3": {"a2"}}, 10, math.log(4 / 2) / math.log(4)),
+    # a1 is needed by both branches (a shared projection step): it covers neither
+    ({"1": {"x15", "a1"}, "2": {"x16", "a1"}}, 10, 0.0),
+    ({"1": {"x15", "a1"}, "2": {"x16", "a1"}}, 100, 1.0),
+    # one passage states both branches (2u_1): it covers both
+    ({"1": {"g1"}, "2": {"g1"}}, 10, 1.0),
+    ({"1": {"x15"}, "2": {"x15"}}, 10, 0.0),
 ])
 def test_lsoc_by_hand(branches, k, expected):
     ranking = [pid for pid, _ in ranked(CONJ_RUN["q"])]
@@ -135,7 +142,7 @@ def test_consistency_means_are_per_labelled_query():
     queries = [Query("q1", "x", logical_form='"A" AND "B"'), Query("q2", "y", logical_form='"A" OR "B"')]
     run = {"q1": {"a": 0.9, "g": 0.8}, "q2": {"g": 0.9, "h": 0.8}}
     values = per_query(run, {"q1": {"g": 1}, "q2": {"g": 1}}, queries, partial={"q1": {"a"}},
-                       branches={"q2": {"0": {"g"}, "1": {"z"}}})
+                       branches={"q2": {"1": {"g"}, "2": {"z"}}})
     overall = mean(values)
     assert overall["LSAC@10"] == pytest.approx(math.log(11 / 2) / math.log(11))  # q1 only
     assert overall["LSOC@10"] == pytest.approx(math.log(3 / 2) / math.log(3))  # q2 only

@@ -26,7 +26,7 @@ def test_shuffle_renames_every_id_consistently(data):
         assert {back[p]: g for p, g in shuffled.qrels[qid].items()} == judged
     assert {q: {back[p] for p in ps} for q, ps in shuffled.violations.items()} == data.violations
     assert {q: {back[p] for p in ps} for q, ps in shuffled.partial.items()} == data.partial
-    assert shuffled.branches["q04"] == {"0": {names["p21"]}, "1": {names["p23"]}}
+    assert shuffled.branches["q04"] == {"1": {names["p21"]}, "2": {names["p23"]}}
     titles = dict(zip(data.corpus.ids, data.corpus.documents))
     assert dict(zip(shuffled.corpus.ids, shuffled.corpus.documents)) == {names[p]: t for p, t in titles.items()}
     assert shuffled.describe()["shuffled"] == {"seed": 3, "ids": "opaque"}
