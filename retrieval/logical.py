@@ -125,7 +125,8 @@ class LogicalRetriever:
 
     def index(self, corpus: Corpus) -> None:
         self.bm25.index(corpus)
-        self.dense.index(corpus)
+        if self.weights.bm25_weight < 1:  # bm25=1 never reads a cosine: the corpus stays unencoded
+            self.dense.index(corpus)
         self.groups = document_groups(corpus.documents or [""] * len(corpus))
         if self.weights.context and not (self.groups >= 0).any():
             log.warning("logical: context=%s has no effect: the corpus names no document (doc_id or title) "

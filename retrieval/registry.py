@@ -218,4 +218,12 @@ def _logical(factory: Factory, args: list[str], kwargs: dict[str, str]) -> Retri
     return build(factory, args, kwargs)
 
 
-register_retriever("logical", _logical, embeddings=True)  # its hybrid scores cosine to every passage
+def _logical_embeddings(args: list[str], kwargs: dict[str, str]) -> bool:
+    """The hybrid scores cosine to every passage unless BM25 has all the weight (bm25=1)."""
+    try:
+        return float(kwargs.get("bm25", "0")) < 1
+    except ValueError:
+        return True  # the builder names the bad value
+
+
+register_retriever("logical", _logical, embeddings=_logical_embeddings)

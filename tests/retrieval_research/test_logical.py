@@ -11,7 +11,7 @@ from retrieval.bm25 import BM25Retriever
 from retrieval.dense import DenseRetriever
 from retrieval.logical import LogicalRetriever, Weights, combine, document_groups, with_context, zscore_top
 from retrieval.logical_forms import RulesParser
-from retrieval.registry import Factory
+from retrieval.registry import Factory, needs_embeddings
 
 
 def test_zscore_top_uses_the_rows_best_values():
@@ -93,3 +93,20 @@ def test_registry_builds_logical_with_arguments(encoder):
         factory.build("logical(neg=high)")
     with pytest.raises(ComlqError, match="bm25 weight must be in"):
         factory.build("logical(bm25=2)")
+
+
+class _NoEncoding:
+    name, precision = "none", "fp32"
+
+    def encode(self, texts, **kwargs):
+        raise AssertionError("bm25=1 must not encode")
+
+
+def test_bm25_only_logical_encodes_nothing(corpus):
+    assert needs_embeddings("logical") and needs_embeddings("logical(bm25=0.9)")
+    assert not needs_embeddings("logical(bm25=1)")
+    factory = Factory(progress=False)
+    factory.shared("encoder", lambda: _NoEncoding())
+    retriever = factory.build("logical(bm25=1, parse=rules)")
+    retriever.index(corpus)
+    assert _ranking(retriever, "capital of France")[0] == "paris"
