@@ -140,7 +140,8 @@ def read_trec(path: str | os.PathLike[str]) -> Run:
             if not parts:
                 continue
             if len(parts) != 6:
-                raise ComlqError(f"{path}:{lineno}: expected 6 columns (qid Q0 docid rank score name), got {len(parts)}")
+                raise ComlqError(f"{path}:{lineno}: expected 6 columns (qid Q0 docid rank score name), "
+                                 f"got {len(parts)}")
             try:
                 run.setdefault(parts[0], {})[parts[2]] = float(parts[4])
             except ValueError:

@@ -55,7 +55,8 @@ def _complement(x: np.ndarray) -> np.ndarray:
     return 1.0 - x
 
 
-register_operators(Operators("product", np.multiply, np.add, _complement, "AND = x*y, OR = x+y, NOT = 1-x (paper's best)"))
+register_operators(Operators("product", np.multiply, np.add, _complement,
+                             "AND = x*y, OR = x+y, NOT = 1-x (paper's best)"))
 register_operators(Operators("sum", np.add, np.add, _complement, "AND = x+y, OR = x+y, NOT = 1-x"))
 register_operators(Operators("minmax", np.minimum, np.maximum, _complement, "AND = min, OR = max, NOT = 1-x"))
 register_operators(Operators("inverse", np.multiply, np.add, lambda x: 1.0 / np.maximum(x, EPS),
