@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -51,6 +52,23 @@ def _scalars(data: Any, prefix: str = "", depth: int = 2) -> Iterator[tuple[str,
         yield prefix[:-1], data
 
 
+# stats.json keys that differ between two runs of the same seed (time, the LLM call ledger with
+# its cache hits): left out, so the same seed gives a byte-identical card.
+RUN_DEPENDENT = re.compile(r"(^|\.)(timing|llm)(\.|$)|seconds|per_second")
+
+
+def _stats(stats: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    return [(key, value) for key, value in _scalars(stats) if not RUN_DEPENDENT.search(key)]
+
+
+def _shortfalls(run: RunInput) -> list[dict[str, Any]]:
+    """Types short of per_type: stats.json's counts, with the shortfall record's detail."""
+    counts = run.stats.get("shortfalls", {})
+    names = [t for t in TYPE_NAMES if t in counts or t in run.shortfalls]
+    return [{"type": t, "usable": counts.get(t, {}).get("usable"), "requested": counts.get(t, {}).get("requested"),
+             "detail": run.shortfalls.get(t, "")} for t in names]
+
+
 def _number(value: Any) -> str:
     if value is None:
         return "–"
@@ -96,11 +114,12 @@ def render_card(facts: CardFacts, run: RunInput, rows_by_split: Mapping[str, lis
                    "sources": [{"name": n, "count": c} for n, c in sorted(sources.items())],
                    "wikipedia": any(url for r in rows for url in r["provenance"]["source_urls"])},
         "generators": _generators(rows),
-        "stats": list(_scalars(run.stats)),
+        "stats": _stats(run.stats),
         "review": _review(run, rows),
         "dropped": [(stage, reason, n) for (stage, reason), n in sorted(run.dropped.items())],
         "dropped_items": run.dropped_items,
-        "failures": sorted(run.generation_failures.items()),
+        "failures": [(reason, f.records, f.attempts) for reason, f in run.failures.items()],
+        "shortfalls": _shortfalls(run),
     }
     environment = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                                      keep_trailing_newline=True, autoescape=False)
