@@ -1,7 +1,8 @@
 """`comlq evaluate`: run retrievers on one split of a BEIR folder and write a report folder.
 
 REPORT/metrics.json     schemas/metrics.schema.json: per retriever overall, by_type, by_negations,
-                        significance (paired tests against bm25), config, timing
+                        significance (paired tests against bm25, Holm-corrected), confidence
+                        (bootstrap 95% intervals), config, timing
 REPORT/per_query.json   retriever -> query id -> measure -> value (for further analysis)
 REPORT/runs/NAME.trec   TREC run files
 REPORT/report.md        tables; REPORT/*.png plots
@@ -9,8 +10,8 @@ REPORT/report.md        tables; REPORT/*.png plots
 
 from __future__ import annotations
 
-import re
 import logging
+import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,7 +23,7 @@ from pipeline.runfolder import ReportFolder
 from pipeline.schemas import write_json
 from retrieval.base import RetrieverUnavailable, describe, write_trec
 from retrieval.beir import load_beir
-from retrieval.metrics import per_query, summarize
+from retrieval.metrics import BOOTSTRAP, holm, per_query, summarize
 
 log = logging.getLogger(__name__)
 REFERENCE = "bm25"  # significance tests compare every retriever with this one, when it ran
@@ -83,7 +84,8 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
     for spec in results:
         results[spec] = {**summarize(values[spec], data.queries, reference if spec != REFERENCE else None),
                          **results[spec]}
-    metrics: dict[str, Any] = {"dataset": data.describe(), "retrievers": results}
+    holm(results)
+    metrics: dict[str, Any] = {"dataset": data.describe(), "bootstrap": BOOTSTRAP, "retrievers": results}
     if skipped:
         metrics["skipped"] = skipped
     report.root.mkdir(parents=True, exist_ok=True)
