@@ -51,19 +51,21 @@ class Progress:
     """A step's progress: `update(n)`, `total` (may grow), `set_postfix_str(label)`, `close()`.
 
     terminal: None asks whether stderr is a terminal; enabled=False shows nothing at all (not even
-    the summary). clock: for tests.
+    the summary); estimate=False shows no rate and no time left (steps of unlike lengths, such as
+    the stages of a run). clock: for tests.
     """
 
-    def __init__(self, desc: str, total: int | None = None, unit: str = "it", *, enabled: bool = True,
-                 terminal: bool | None = None, interval: float = LINE_INTERVAL,
+    def __init__(self, desc: str, total: int | None = None, unit: str = "item", *, enabled: bool = True,
+                 terminal: bool | None = None, estimate: bool = True, interval: float = LINE_INTERVAL,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.desc, self.unit, self.n, self.postfix = desc, unit, 0, ""
         self._total = total
-        self.enabled, self.interval, self._clock = enabled, interval, clock
+        self.enabled, self.estimate, self.interval, self._clock = enabled, estimate, interval, clock
         self.started = self._last_line = clock()
         terminal = on_terminal() if terminal is None else terminal
-        self._bar = (tqdm(total=total, desc=desc, unit=unit, leave=False, file=sys.stderr, dynamic_ncols=True)
-                     if enabled and terminal else None)
+        plain = None if estimate else "{l_bar}{bar}| {n_fmt}/{total_fmt} {unit} [{elapsed}{postfix}]"
+        self._bar = (tqdm(total=total, desc=desc, unit=unit, leave=False, file=sys.stderr, dynamic_ncols=True,
+                          bar_format=plain) if enabled and terminal else None)
         self._closed = False
 
     @property
@@ -90,12 +92,16 @@ class Progress:
         if self._bar is not None:
             self._bar.set_postfix_str(label)
 
+    def _done(self) -> str:
+        """'3/14 types' (units are singular nouns; the count makes them plural)."""
+        done = f"{self.n}/{self._total}" if self._total else str(self.n)
+        return f"{done} {self.unit}{'' if (self._total or self.n) == 1 else 's'}"
+
     def line(self) -> str:
         """The plain line for where the step is now."""
         elapsed = self._clock() - self.started
-        done = f"{self.n}/{self._total}" if self._total else str(self.n)
-        parts = [f"{self.desc}: {done} {self.unit}"]
-        if self._total and 0 < self.n < self._total:
+        parts = [f"{self.desc}: {self._done()}"]
+        if self.estimate and self._total and 0 < self.n < self._total:
             left = elapsed * (self._total - self.n) / self.n
             parts.append(f"({100 * self.n / self._total:.0f}%, {duration(elapsed)}, about {duration(left)} left)")
         else:
@@ -116,9 +122,7 @@ class Progress:
             self._bar.close()
         elapsed = self._clock() - self.started
         if self.enabled and elapsed >= SUMMARY_AFTER:
-            done = f"{self.n}/{self._total}" if self._total else str(self.n)
-            log.info("%s: %s %s %s %s", self.desc, done, self.unit, "stopped after" if failed else "in",
-                     duration(elapsed))
+            log.info("%s: %s %s %s", self.desc, self._done(), "stopped after" if failed else "in", duration(elapsed))
 
     def __enter__(self) -> Progress:
         return self

@@ -19,6 +19,7 @@ from typing import Any
 
 from pipeline.config import Config
 from pipeline.errors import ComlqError
+from pipeline.progress import Progress
 from pipeline.runfolder import ReportFolder
 from pipeline.schemas import write_json
 from retrieval.base import RetrieverUnavailable, describe, write_trec
@@ -57,27 +58,31 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
             skipped[spec] = str(exc)
     results: dict[str, dict[str, Any]] = {}
     values: dict[str, dict] = {}
-    for spec, retriever in built.items():
-        encoded_before = factory.texts_encoded()
-        started = time.perf_counter()
-        try:  # e.g. an LLM endpoint failing mid-run: report the others, name this one as skipped
-            retriever.index(data.corpus)
-            indexed = time.perf_counter()
-            run = retriever.retrieve(data.queries, config.evaluate.depth)
-        except ComlqError as exc:
-            log.warning("skipping %s: %s", spec, exc)
-            skipped[spec] = f"failed while running: {exc}"
-            continue
-        done = time.perf_counter()
-        write_trec(run, report.trec(file_name(spec)), file_name(spec))
-        values[spec] = per_query(run, data.qrels, data.queries, data.violations)
-        results[spec] = {
-            "config": describe(retriever),
-            "timing": {"index_s": round(indexed - started, 3), "retrieve_s": round(done - indexed, 3),
-                       "texts_encoded": factory.texts_encoded() - encoded_before},
-        }
-        log.info("%s: nDCG@10 %.4f (index %.1fs, retrieve %.1fs)", spec,
-                 summarize(values[spec], data.queries)["overall"]["nDCG@10"], indexed - started, done - indexed)
+    with Progress("evaluate", total=len(built), unit="retriever", enabled=progress) as bar:
+        for spec, retriever in built.items():
+            bar.set_postfix_str(spec)
+            encoded_before = factory.texts_encoded()
+            started = time.perf_counter()
+            try:  # e.g. an LLM endpoint failing mid-run: report the others, name this one as skipped
+                retriever.index(data.corpus)
+                indexed = time.perf_counter()
+                run = retriever.retrieve(data.queries, config.evaluate.depth)
+            except ComlqError as exc:
+                log.warning("skipping %s: %s", spec, exc)
+                skipped[spec] = f"failed while running: {exc}"
+                bar.update()
+                continue
+            done = time.perf_counter()
+            write_trec(run, report.trec(file_name(spec)), file_name(spec))
+            values[spec] = per_query(run, data.qrels, data.queries, data.violations)
+            results[spec] = {
+                "config": describe(retriever),
+                "timing": {"index_s": round(indexed - started, 3), "retrieve_s": round(done - indexed, 3),
+                           "texts_encoded": factory.texts_encoded() - encoded_before},
+            }
+            log.info("%s: nDCG@10 %.4f (index %.1fs, retrieve %.1fs)", spec,
+                     summarize(values[spec], data.queries)["overall"]["nDCG@10"], indexed - started, done - indexed)
+            bar.update()
     if not results:
         raise ComlqError("no retriever could run: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
     reference = values.get(REFERENCE)

@@ -108,7 +108,7 @@ class Progress:
     def __init__(self, total: int, what: str, key: str, unit: str = "step") -> None:
         self.total, self.done, self.what = max(total, 1), 0, what
         self.artifact: UUID = create_progress_artifact(progress=0.0, key=key, description=what)
-        self.bar = StepBar(what, total=self.total, unit=unit)
+        self.bar = StepBar(what, total=self.total, unit=unit, estimate=False)  # steps of unlike lengths
 
     def start(self, label: str) -> None:
         """Name the step that runs now (the bar counts finished steps)."""
@@ -153,6 +153,8 @@ def once(run: RunFolder, stage: str, work: Callable[[], dict[str, Any]], *settin
     stage_key = markers.key(*settings, *(markers.digest(path) for path in read))
     marker = markers.done(run.root, stage, stage_key)
     skipped = marker is not None and all(path.exists() for path in run.paths(declared.writes))
+    if skipped:
+        log.info("%s: already done, skipped (its inputs and settings match %s)", stage, run.marker(stage))
     counts = marker["counts"] if skipped else markers.mark(run.root, stage, stage_key, work())["counts"]
     counts_artifact(stage, counts, skipped)
     return counts
@@ -237,7 +239,7 @@ def generate_flow(run_dir: str, config: str | None = None, generator: str | None
                                     str(run.root if len(chunks) == 1 else run.chunk(chunk).root),
                                     str(run.llm_cache))  # one call cache per run, whatever the chunking
                        for chunk in chunks]
-            for future in as_completed(futures):
+            for _ in as_completed(futures):
                 bar.step()
         results = [future.result() for future in futures]
         merged = note_shortfalls(GenerationResult([i for r in results for i in r.items],
@@ -374,7 +376,7 @@ def export_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
 def evaluate_task(beir: str, out: str, config: Config) -> dict[str, Any]:
     from retrieval.evaluate import run_evaluation
 
-    metrics = run_evaluation(beir, out, config, progress=False)
+    metrics = run_evaluation(beir, out, config)
     return {f"nDCG@10 {name}": round(result["overall"]["nDCG@10"], 4)
             for name, result in metrics["retrievers"].items()}
 
