@@ -67,7 +67,8 @@ def _negated(queries: Sequence[Query] | None, violations: Violations | None) -> 
 
 def mean(values: PerQuery, qids: Iterable[str] | None = None) -> dict[str, float | None]:
     """Mean of each measure over `qids` (default: all), plus the query count; LSNC@K is left out
-    when none of the queries has it (no negation or no labels)."""
+    when none of the queries has it (no negation or no labels), else `negated_queries` counts the
+    queries its mean is over."""
     rows = [values[q] for q in (values if qids is None else qids) if q in values]
     out: dict[str, float | None] = {}
     for name in MEASURES:
@@ -76,6 +77,9 @@ def mean(values: PerQuery, qids: Iterable[str] | None = None) -> dict[str, float
             continue
         out[name] = sum(present) / len(present) if present else None
     out["queries"] = len(rows)
+    negated = sum(any(name.startswith("LSNC") for name in row) for row in rows)
+    if negated:
+        out["negated_queries"] = negated
     return out
 
 
@@ -89,7 +93,8 @@ def groups_of(queries: Sequence[Query], key: Callable[[Query], object]) -> dict[
     return dict(sorted(groups.items(), key=lambda kv: _natural(kv[0])))
 
 
-def breakdown(values: PerQuery, queries: Sequence[Query], key: Callable[[Query], object]) -> dict[str, dict[str, float | None]]:
+def breakdown(values: PerQuery, queries: Sequence[Query],
+              key: Callable[[Query], object]) -> dict[str, dict[str, float | None]]:
     """Means per group of queries (e.g. key=lambda q: q.type); queries whose key is None are left out."""
     return {name: mean(values, qids) for name, qids in groups_of(queries, key).items()}
 
@@ -104,7 +109,8 @@ def _natural(name: str) -> tuple[int, int, str]:
     return (1, order.index(name), "") if name in order else (2, 0, name)
 
 
-def significance(values: PerQuery, reference: PerQuery, measures: Iterable[str] = MEASURES) -> dict[str, dict[str, float | int | None]]:
+def significance(values: PerQuery, reference: PerQuery,
+                 measures: Iterable[str] = MEASURES) -> dict[str, dict[str, float | int | None]]:
     """Paired tests of `values` against `reference` on the queries both have, per measure.
 
     t_p: two-sided paired t-test; wilcoxon_p: two-sided Wilcoxon signed-rank (zero differences

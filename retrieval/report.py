@@ -29,10 +29,6 @@ def _p(value: float | None) -> str | None:
     return None if value is None else f"{value:.2g}"
 
 
-def _seconds(value: float | None) -> str | None:
-    return None if value is None else f"{value:.1f}"
-
-
 def _measures(retrievers: Mapping[str, Any]) -> list[str]:
     present = {m for r in retrievers.values() for m, v in r["overall"].items() if v is not None}
     return [m for m in MEASURES if m in present]
@@ -95,12 +91,16 @@ MODEL_KEYS = ("model", "llm")  # config keys (retriever `describe()`) that name 
 
 def _models(retrievers: Mapping[str, Any]) -> list[str]:
     """Which retriever ran on which model: the encoder, the reranker (if any) and LLMs."""
-    rows, encoders, rerankers = [], set(), set()
+    rows, encoders, rerankers, gold = [], set(), set(), set()
     for name, result in retrievers.items():
         config = result.get("config", {})
         models = [f"{key} `{config[key]}`" for key in MODEL_KEYS if config.get(key)]
         settings = [f"{k}={v}" for k, v in config.items() if k not in (*MODEL_KEYS, "class")
                     and isinstance(v, (str, int, float, bool)) and not str(k).endswith("_scored")]
+        parse = config.get("parse")
+        if isinstance(parse, Mapping) and parse.get("source"):
+            settings.append(f"parse={parse['source']}")
+            gold |= {name} if parse["source"] == "gold" else set()
         rows.append([name, config.get("class", "?"), ", ".join(models) or "–", ", ".join(settings) or "–"])
         if "rerank" in str(config.get("class", "")).lower():
             rerankers.add(str(config.get("model")))
@@ -108,7 +108,17 @@ def _models(retrievers: Mapping[str, Any]) -> list[str]:
             encoders.add(str(config["model"]))
     summary = (f"Encoder: {', '.join(f'`{m}`' for m in sorted(encoders)) or 'none (no dense retriever)'}; "
                f"reranker: {', '.join(f'`{m}`' for m in sorted(rerankers)) or 'none'}.")
+    if gold:
+        summary += (f" {', '.join(sorted(gold))}: parse=gold, the logical forms shipped with the queries "
+                    "(written by the generator), not parsed from the question text.")
     return ["## Models", "", summary, ""] + _table(["retriever", "class", "models", "settings"], rows)
+
+
+def _labels(data: Mapping[str, Any], retrievers: Mapping[str, Any]) -> str:
+    if not data.get("violation_labels"):
+        return "no (no LSNC@K)"
+    negated = {r["overall"].get("negated_queries") for r in retrievers.values()} - {None}
+    return f"yes; LSNC@K is over the {negated.pop()} queries with a negation" if len(negated) == 1 else "yes"
 
 
 def markdown(metrics: Mapping[str, Any]) -> str:
@@ -118,9 +128,10 @@ def markdown(metrics: Mapping[str, Any]) -> str:
     data = metrics.get("dataset", {})
     lines = [f"# Retrieval evaluation: {data.get('beir', '?')} ({data.get('split', '?')})", "",
              f"{data.get('queries', '?')} queries, {data.get('passages', '?')} passages; "
-             f"violation labels: {'yes' if data.get('violation_labels') else 'no (no LSNC@K)'}.", "",
+             f"violation labels: {_labels(data, retrievers)}.", "",
              "## Overall", ""]
-    lines += _table(["retriever", *measures], [[n, *(retrievers[n]["overall"].get(m) for m in measures)] for n in names])
+    lines += _table(["retriever", *measures],
+                    [[n, *(retrievers[n]["overall"].get(m) for m in measures)] for n in names])
     lines += _definitions(measures) + _models(retrievers)
     for key, title in (("by_type", "query type"), ("by_negations", "number of negations")):
         rows = _cells(retrievers, key, "nDCG@10")
@@ -132,10 +143,8 @@ def markdown(metrics: Mapping[str, Any]) -> str:
         rows = [row for row in rows if any(v is not None for v in row[2:])]  # types without negation have none
         lines += [f"## {lsnc[0]} by query type", ""] + _table(["query type", "queries", *names], rows)
     lines += _significance(retrievers)
-    lines += ["## Timing", ""] + _table(
-        ["retriever", "index s", "retrieve s", "texts encoded"],
-        [[n, *(_seconds(retrievers[n].get("timing", {}).get(k)) for k in ("index_s", "retrieve_s")),
-          retrievers[n].get("timing", {}).get("texts_encoded")] for n in names])
+    # no timing here: it differs between two runs of the same data (and with the cache's state), so
+    # the report of a seed stays the same; metrics.json keeps it per retriever ("timing")
     for name, reason in metrics.get("skipped", {}).items():
         lines.append(f"Skipped **{name}**: {reason}")
     here = ReportFolder(".")  # the plots sit next to report.md
@@ -149,11 +158,13 @@ def _significance(retrievers: Mapping[str, Any]) -> list[str]:
                    if s["t_p"] is not None or s["wilcoxon_p"] is not None]  # identical results say nothing
     if not significant:
         return []
+    counts = {test: sum(s[test] is not None for _, _, s in significant) for test in ("t_p", "wilcoxon_p")}
     lines = ["## Paired tests against bm25", "",
              "Two-sided paired t-test and Wilcoxon signed-rank test over the queries; mean difference = "
-             f"retriever - bm25. Holm's correction is over all {len(significant)} comparisons of this table (each "
-             "test on its own): a corrected p below 0.05 keeps the chance of any false finding in the table "
-             "under 5%.", ""]
+             f"retriever - bm25. Holm's correction is over all the comparisons of this table, each test on its "
+             f"own ({counts['t_p']} t-tests, {counts['wilcoxon_p']} Wilcoxon tests; a test with no p, such as "
+             "Wilcoxon on identical values, is not counted): a corrected p below 0.05 keeps the chance of any "
+             "false finding of that test in the table under 5%.", ""]
     return lines + _table(
         ["retriever", "measure", "n", "mean diff", "t-test p", "t-test p (Holm)", "Wilcoxon p", "Wilcoxon p (Holm)"],
         [[n, m, s["n"], s["mean_diff"], _p(s["t_p"]), _p(s.get("t_p_holm")), _p(s["wilcoxon_p"]),

@@ -57,8 +57,31 @@ def _scalars(data: Any, prefix: str = "", depth: int = 2) -> Iterator[tuple[str,
 RUN_DEPENDENT = re.compile(r"(^|\.)(timing|llm)(\.|$)|seconds|per_second")
 
 
-def _stats(stats: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    return [(key, value) for key, value in _scalars(stats) if not RUN_DEPENDENT.search(key)]
+# What a stats.json figure means (the card lists no bare number); keys not here are self-explaining.
+STAT_NOTES = {
+    "per_type": "queries requested per type",
+    "max_answers": "most answers a query may have",
+    "graph.source": "where the knowledge graph's facts come from",
+    "graph.nodes": "entities and classes in the knowledge graph",
+    "graph.edges": "its edges; each fact is stored twice, as a relation and its inverse",
+    "items": "queries generated, before review and splitting",
+    "prompts": "LLM prompts sent",
+    "items_check_ok": "generated queries that passed the automatic structure check",
+    "rejected": "prompts that gave no query",
+    "passage_groups": "passage groups of this size planned for prompts",
+    "variants": "generated queries of this variant (type_evidence passages)",
+    "rejection_reasons": "prompts that gave no query for this reason",
+    "check_reasons": "generated queries failing the structure check for this reason",
+}
+
+
+def _note(key: str) -> str:
+    """A figure's meaning: its own note, else its section's (passage_groups.2 -> passage_groups)."""
+    return STAT_NOTES.get(key) or STAT_NOTES.get(key.split(".")[0], "")
+
+
+def _stats(stats: Mapping[str, Any]) -> list[tuple[str, Any, str]]:
+    return [(key, value, _note(key)) for key, value in _scalars(stats) if not RUN_DEPENDENT.search(key)]
 
 
 def _shortfalls(run: RunInput) -> list[dict[str, Any]]:
@@ -104,6 +127,7 @@ def render_card(facts: CardFacts, run: RunInput, rows_by_split: Mapping[str, lis
         "title": facts.title,
         "licence": {"id": facts.licence, "name": name, "url": url},
         "ratios": ", ".join(f"{r:g}" for r in facts.ratios),
+        "shares": ", ".join(f"{len(rows_by_split.get(s, [])) / max(len(rows), 1):.0%} ({s})" for s in SPLITS),
         "seed": facts.seed,
         "groups": {"count": facts.groups, "largest": facts.largest_group},
         "total": len(rows),

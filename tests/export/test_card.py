@@ -79,3 +79,19 @@ def test_same_seed_gives_a_byte_identical_export_through_the_cli(tmp_path: Path)
     files = [{p.relative_to(run / "export"): p.read_bytes() for p in sorted((run / "export").rglob("*"))
               if p.is_file()} for run in runs]
     assert files[0].keys() == files[1].keys() and files[0] == files[1]
+
+
+def test_every_figure_is_defined_and_the_split_shares_are_the_real_ones(pool, build_items, tmp_path,
+                                                                        export_of) -> None:
+    stats = {"generator": "kg", "items": 80, "per_type": 6, "graph": {"nodes": 40, "edges": 90},
+             "passage_groups": {"2": 7}}
+    card = card_of(tmp_path / "run", pool, build_items(pool, per_type=6), stats, export_of)
+    assert "LSNC@K = −log((V + 1)/(K + 1)) / log(K + 1)" in card  # the measure the labels are for
+    assert "`score` (1 or 2; a passage not listed is not relevant)" in card  # export writes no grade 0
+    assert "- graph.edges: 90 (its edges; each fact is stored twice" in card
+    assert "- passage_groups.2: 7 (passage groups of this size planned for prompts)" in card  # its section's note
+    shares = card.split("Whole groups make the shares ", 1)[1].split(".\n", 1)[0]
+    queries = [json.loads(line) for line in (tmp_path / "run" / "export" / "beir" / "queries.jsonl").open()]
+    expected = ", ".join(f"{sum(q['split'] == s for q in queries) / len(queries):.0%} ({s})"
+                         for s in ("train", "validation", "test"))
+    assert shares == expected

@@ -66,7 +66,7 @@ def test_holm_correction_equals_hand_computation() -> None:
 
 def metrics() -> dict[str, Any]:
     def result(value: float, config: dict[str, Any], significance: dict[str, Any] | None = None) -> dict[str, Any]:
-        out = {"overall": {"nDCG@10": value, "LSNC@10": 0.8, "queries": 4},
+        out = {"overall": {"nDCG@10": value, "LSNC@10": 0.8, "queries": 4, "negated_queries": 2},
                "by_type": {"1p": {"nDCG@10": value, "queries": 2}, "2in": {"nDCG@10": value / 2, "LSNC@10": 0.8,
                                                                           "queries": 2}},
                "by_negations": {"0": {"nDCG@10": value, "queries": 2}, "1": {"nDCG@10": value / 2, "queries": 2}},
@@ -81,7 +81,8 @@ def metrics() -> dict[str, Any]:
                 "bm25": result(0.5, {"class": "BM25Retriever", "k1": 1.5}),
                 "dense": result(0.6, {"class": "DenseRetriever", "model": "mini-lm"}, {"nDCG@10": test}),
                 "rerank": result(0.7, {"class": "RerankRetriever", "model": "runs/x/models/reranker", "first": "bm25"},
-                                 {"nDCG@10": test})}}
+                                 {"nDCG@10": test}),
+                "itlr": result(0.4, {"class": "ITLRRetriever", "parse": {"source": "gold", "counts": {"gold": 4}}})}}
 
 
 def test_report_defines_lsnc_names_models_and_shows_intervals_and_holm() -> None:
@@ -90,10 +91,14 @@ def test_report_defines_lsnc_names_models_and_shows_intervals_and_holm() -> None
     assert "1.0: no violator in the top K; 0.0: all K are violators" in text
     assert "Encoder: `mini-lm`; reranker: `runs/x/models/reranker`." in text
     assert "| rerank | RerankRetriever | model `runs/x/models/reranker` | first=bm25 |" in text
-    assert "| 1p | 2 | 0.5000 (0.40–0.60) | 0.6000 (0.50–0.70) | 0.7000 (0.60–0.80) |" in text
-    assert "| 2in | 2 | 0.2500 | 0.3000 | 0.3500 |" in text  # no interval: printed as the mean alone
+    assert "| 1p | 2 | 0.5000 (0.40–0.60) | 0.6000 (0.50–0.70) | 0.7000 (0.60–0.80) | 0.4000 (0.30–0.50) |" in text
+    assert "| 2in | 2 | 0.2500 | 0.3000 | 0.3500 | 0.2000 |" in text  # no interval: printed as the mean alone
     assert "| dense | nDCG@10 | 4 | 0.2000 | 0.012 | 0.024 | 0.12 | 0.25 |" in text
-    assert "Holm's correction is over all 2 comparisons" in text
+    assert "each test on its own (2 t-tests, 2 Wilcoxon tests;" in text
+    assert "violation labels: yes; LSNC@K is over the 2 queries with a negation." in text
+    assert "| itlr | ITLRRetriever | – | parse=gold |" in text  # the logical forms' origin, named
+    assert "itlr: parse=gold, the logical forms shipped with the queries" in text
+    assert "## Timing" not in text and "index s" not in text  # timings differ between runs: metrics.json only
 
 
 def test_plots_have_a_title_error_bars_and_no_line_between_categories(tmp_path: Path,
@@ -111,7 +116,7 @@ def test_plots_have_a_title_error_bars_and_no_line_between_categories(tmp_path: 
         ax = figure.axes[0]
         assert ax.get_title().startswith("nDCG@10 by_") and "95% bootstrap interval" in ax.get_title()
         bars = [c for c in ax.containers if type(c).__name__ == "BarContainer"]
-        assert len(bars) == 3 and all(c.errorbar is not None for c in bars)  # one bar set per retriever
+        assert len(bars) == 4 and all(c.errorbar is not None for c in bars)  # one bar set per retriever
         # the only Line2D objects are error-bar caps, drawn without a connecting line
         assert all(line.get_linestyle() in ("None", "", " ") for line in ax.get_lines())
         whiskers = [c for c in ax.collections if type(c).__name__ == "LineCollection"]
