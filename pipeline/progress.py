@@ -83,8 +83,11 @@ class Progress:
         self.n += n
         if self._bar is not None:
             self._bar.update(n)
-        elif self.enabled and self._clock() - self._last_line >= self.interval:
-            self._line()
+        elif self.enabled and not self._finished() and self._clock() - self._last_line >= self.interval:
+            self._line()  # a finished step gets its summary instead (close)
+
+    def _finished(self) -> bool:
+        return bool(self._total) and self.n >= self._total
 
     def set_postfix_str(self, label: str) -> None:
         """What the step is doing now (shown on the bar, and on the next plain line)."""

@@ -58,7 +58,8 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
             skipped[spec] = str(exc)
     results: dict[str, dict[str, Any]] = {}
     values: dict[str, dict] = {}
-    with Progress("evaluate", total=len(built), unit="retriever", enabled=progress) as bar:
+    # retrievers take unlike times (bm25 seconds, dense minutes): no time-left estimate
+    with Progress("evaluate", total=len(built), unit="retriever", enabled=progress, estimate=False) as bar:
         for spec, retriever in built.items():
             bar.set_postfix_str(spec)
             encoded_before = factory.texts_encoded()
@@ -70,6 +71,7 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
             except ComlqError as exc:
                 log.warning("skipping %s: %s", spec, exc)
                 skipped[spec] = f"failed while running: {exc}"
+                bar.set_postfix_str(f"{spec} failed")
                 bar.update()
                 continue
             done = time.perf_counter()
@@ -82,6 +84,7 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
             }
             log.info("%s: nDCG@10 %.4f (index %.1fs, retrieve %.1fs)", spec,
                      summarize(values[spec], data.queries)["overall"]["nDCG@10"], indexed - started, done - indexed)
+            bar.set_postfix_str(f"{spec} done")
             bar.update()
     if not results:
         raise ComlqError("no retriever could run: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))

@@ -117,6 +117,7 @@ class Progress:
 
     def step(self) -> None:
         self.done = min(self.done + 1, self.total)
+        self.bar.set_postfix_str("")  # the step named by start() is over: a line now says no "now ..."
         self.bar.update(1)
         update_progress_artifact(self.artifact, progress=100.0 * self.done / self.total)
 

@@ -66,6 +66,14 @@ def test_without_a_terminal_at_most_one_line_every_10_seconds(caplog) -> None:
     ]
 
 
+def test_a_finished_step_gets_its_summary_and_no_progress_line_besides(caplog) -> None:
+    clock = Clock()
+    with Progress("encoding terms", total=233, unit="text", terminal=False, clock=clock) as bar:
+        clock.now += 18.3
+        bar.update(233)  # one batch, 18 s: more than the 10 s between lines, but the step is done
+    assert messages(caplog) == ["encoding terms: 233/233 texts in 18.3s"]
+
+
 def test_a_short_step_prints_nothing_and_a_failed_one_says_so(caplog) -> None:
     clock = Clock()
     with Progress("push", total=3, unit="task", terminal=False, clock=clock) as bar:
