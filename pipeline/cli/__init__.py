@@ -35,7 +35,8 @@ def config_of(args: argparse.Namespace) -> Config:
 
 
 def add_config(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", default=None, help="TOML configuration file (default: $COMLQ_CONFIG or built-in defaults)")
+    p.add_argument("--config", default=None,
+                   help="TOML configuration file (default: $COMLQ_CONFIG or built-in defaults)")
 
 
 class _Stderr(logging.Handler):

@@ -82,7 +82,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_types)
 
     p = sub.add_parser("passages", help="select passages from a source into a JSONL file")
-    p.add_argument("--source", default="sample", help="sample | PATH (.jsonl, .parquet, BEIR folder) | hf:NAME[:CONFIG]")
+    p.add_argument("--source", default="sample",
+                   help="sample | PATH (.jsonl, .parquet, BEIR folder) | hf:NAME[:CONFIG]")
     p.add_argument("--limit", type=int, default=None, help="at most this many passages")
     p.add_argument("--out", required=True, help="output JSONL file")
     p.set_defaults(handler=_passages)
@@ -91,7 +92,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("generate", help="generate query items (kg: offline; llm: OpenAI-compatible endpoint)")
     p.add_argument("--generator", dest="generate.generator", choices=generators, default=None,
                    help="default: from the configuration (kg)")
-    p.add_argument("--per-type", dest="generate.per_type", type=int, default=None, help="items to generate per query type")
+    p.add_argument("--per-type", dest="generate.per_type", type=int, default=None,
+                   help="items to generate per query type")
     p.add_argument("--passages", default=None, help="passage JSONL (default: the shipped sample)")
     p.add_argument("--triples", dest="generate.triples", default=None,
                    help="kg: a triples JSONL to use instead of the built-in extractor")
@@ -122,7 +124,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--generator", choices=generators, default=None, help="overrides [generate] generator")
     p.add_argument("--per-type", type=int, default=None, help="items per query type")
     p.add_argument("--allow-short", action="store_true", help=ALLOW_SHORT)
-    p.add_argument("--review", action="store_true", help="push to Label Studio and wait for review (collect-review continues)")
+    p.add_argument("--review", action="store_true",
+                   help="push to Label Studio and wait for review (collect-review continues)")
     p.add_argument("--task-runner", choices=("threads", "dask"), default="threads", help="where generation chunks run")
     p.add_argument("--dask-address", default=None, help="an existing Dask scheduler (default: a local cluster)")
     p.add_argument("-v", "--verbose", action="store_true", help="show Prefect's run logs")
