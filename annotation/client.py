@@ -13,11 +13,11 @@ import httpx
 from label_studio_sdk import LabelStudio
 from label_studio_sdk.core.api_error import ApiError
 
+from annotation.server import api_token, token_rejected
 from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
+from pipeline.progress import Progress
 from pipeline.resources import package_data
-
-from annotation.server import api_token, token_rejected
 
 TIMEOUT = 300.0  # seconds; a 5,000-task import or export is one request
 
@@ -33,11 +33,13 @@ def service_errors(url: str, config: ReviewConfig | None = None) -> Iterator[Non
     try:
         yield
     except httpx.TransportError:
-        raise ComlqError(f"Label Studio is not reachable at {url} (start it with `comlq review server start`)") from None
+        raise ComlqError(f"Label Studio is not reachable at {url} "
+                         "(start it with `comlq review server start`)") from None
     except httpx.HTTPStatusError as exc:
         if exc.response.status_code == 401 and config is not None:
             raise token_rejected(config) from None
-        raise ComlqError(f"Label Studio at {url} answered {exc.response.status_code} to {exc.request.url.path}") from None
+        raise ComlqError(f"Label Studio at {url} answered {exc.response.status_code} "
+                         f"to {exc.request.url.path}") from None
     except ApiError as exc:
         if exc.status_code == 401:
             raise (token_rejected(config) if config is not None else
@@ -80,17 +82,21 @@ def export_tasks(client: LabelStudio, project_id: int, timeout: float = TIMEOUT)
         "drafts": {"only_id": True}, "predictions": {"only_id": True},
         "annotations__completed_by": {"only_id": True}, "include_annotation_history": False})
     deadline = time.monotonic() + timeout
-    while snapshot.status not in ("completed", "failed"):
-        if time.monotonic() > deadline:
-            raise ComlqError(f"Label Studio export {snapshot.id} of project {project_id} not ready after {timeout:.0f} s")
-        time.sleep(0.2)
-        snapshot = client.projects.exports.get(project_id, snapshot.id)
-    try:
-        if snapshot.status == "failed":
-            raise ComlqError(f"Label Studio export of project {project_id} failed (see the server log)")
-        return json.loads(b"".join(client.projects.exports.download(project_id, snapshot.id, export_type="JSON")))
-    finally:
-        client.projects.exports.delete(project_id, snapshot.id)
+    with Progress(f"review pull: export of project {project_id}", unit="status check") as bar:
+        while snapshot.status not in ("completed", "failed"):
+            if time.monotonic() > deadline:
+                raise ComlqError(f"Label Studio export {snapshot.id} of project {project_id} not ready after "
+                                 f"{timeout:.0f} s")
+            time.sleep(0.2)
+            snapshot = client.projects.exports.get(project_id, snapshot.id)
+            bar.update()
+        bar.set_postfix_str("downloading")
+        try:
+            if snapshot.status == "failed":
+                raise ComlqError(f"Label Studio export of project {project_id} failed (see the server log)")
+            return json.loads(b"".join(client.projects.exports.download(project_id, snapshot.id, export_type="JSON")))
+        finally:
+            client.projects.exports.delete(project_id, snapshot.id)
 
 
 def task_ids_by_item(config: ReviewConfig, project_id: int, page_size: int = 1000) -> dict[str, int]:

@@ -8,15 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from annotation.client import connect, ensure_project, service_errors, task_ids_by_item
+from annotation.results import structure_region
 from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
 from pipeline.passages import load_passages
+from pipeline.progress import Progress
 from pipeline.records import Passage
 from pipeline.runfolder import RunFolder
 from pipeline.schemas import read_jsonl, write_jsonl
-
-from annotation.client import connect, ensure_project, service_errors, task_ids_by_item
-from annotation.results import structure_region
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,8 @@ def push(run_dir: str | Path, config: ReviewConfig, passages_path: str | Path | 
     run_dir = Path(run_dir)
     items, left_out = review_items(run_dir, config)
     passages = load_passages(Path(passages_path) if passages_path else RunFolder(run_dir).passages)
-    tasks = [{"data": task_data(item, passages)} for item in items]  # all built first: bad input fails before any import
+    # all built first: bad input fails before any import
+    tasks = [{"data": task_data(item, passages)} for item in items]
     if predictions if predictions is not None else config.predictions:
         for task, item in zip(tasks, items):
             task["predictions"] = [check_prediction(item)]
@@ -98,9 +99,11 @@ def push(run_dir: str | Path, config: ReviewConfig, passages_path: str | Path | 
         project = ensure_project(client, config)
         on_server = task_ids_by_item(config, project.id)
         new = [t for t in tasks if t["data"]["item_id"] not in on_server]
-        for batch in _batches(new, config.batch_size):
-            response = client.projects.import_tasks(project.id, request=batch, return_task_ids=True)
-            on_server.update(zip((t["data"]["item_id"] for t in batch), response.task_ids or []))
+        with Progress("review push", total=len(new), unit="task") as bar:
+            for batch in _batches(new, config.batch_size):
+                response = client.projects.import_tasks(project.id, request=batch, return_task_ids=True)
+                on_server.update(zip((t["data"]["item_id"] for t in batch), response.task_ids or []))
+                bar.update(len(batch))
     log = [{"item_id": item["id"], "task_id": on_server.get(item["id"])} for item in items]
     write_jsonl(RunFolder(run_dir).review.push_log, log, None)
     return PushResult(project.id, len(new), len(tasks) - len(new), left_out)

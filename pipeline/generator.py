@@ -13,11 +13,17 @@ here by name and ask it what they need to know:
 - `shared_stats`: the stats keys every chunk shares (settings, the graph), kept once when the
   chunks' stats are merged (`merge_stats`); everything else is summed or joined;
 - `write`: the files it writes into the run folder (items, rejected, stats, and its own).
+
+Every generator's shortfalls are recorded the same way, by the stage (`note_shortfalls`): a type
+with fewer usable items (passing the structure check) than `per_type` is listed in
+`stats["short_types"]` and `stats["shortfalls"]`, and has a `shortfall` record in rejected.jsonl
+(the generator's own, when it wrote one with more detail).
 """
 
 from __future__ import annotations
 
 import importlib
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -86,6 +92,38 @@ class BaseGenerator:
         write_jsonl(run.items, (item.to_dict() for item in result.items), "item")
         write_jsonl(run.rejected, result.rejected, "rejected")
         write_json(run.stats, result.stats)
+
+
+SHORTFALL = "shortfall"  # the rejected record's reason for a type short of per_type
+
+
+def note_shortfalls(result: GenerationResult, types: Sequence[str], per_type: int,
+                    generator: str) -> GenerationResult:
+    """Record every type of `types` with fewer usable items than `per_type` (see the module's doc)."""
+    usable = Counter(item.type for item in result.items if item.check.ok)
+    made = Counter(item.type for item in result.items)
+    shortfalls = {t: {"requested": per_type, "usable": usable[t], "failed_check": made[t] - usable[t]}
+                  for t in types if usable[t] < per_type}
+    recorded = {r.get("type") for r in result.rejected if r["reason"] == SHORTFALL}
+    for name, short in shortfalls.items():
+        if name not in recorded:
+            failed = f" ({short['failed_check']} more failed the structure check)" if short["failed_check"] else ""
+            result.rejected.append({"generator": generator, "type": name, "reason": SHORTFALL, "attempts": None,
+                                    "detail": f"{short['usable']} of {per_type} usable items{failed}"})
+    result.stats["short_types"] = list(shortfalls)
+    result.stats["shortfalls"] = shortfalls
+    return result
+
+
+def empty_types(stats: dict[str, Any]) -> list[str]:
+    """The types of a generation's stats.json with no usable item at all."""
+    return [name for name, short in stats.get("shortfalls", {}).items() if short["usable"] == 0]
+
+
+def describe_shortfalls(stats: dict[str, Any]) -> str:
+    """'2in 3 of 50, pni 0 of 50' (empty when no type is short)."""
+    return ", ".join(f"{name} {short['usable']} of {short['requested']}"
+                     for name, short in stats.get("shortfalls", {}).items())
 
 
 def merge_stats(parts: Sequence[dict[str, Any]], shared: frozenset[str]) -> dict[str, Any]:

@@ -7,11 +7,20 @@ the run folder unless PREFECT_API_URL names a server), runs the flow and says wh
 
 from __future__ import annotations
 
+import logging
+import os
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline.runfolder import OUTPUTS, RunFolder
+from pipeline.config import load_config
+from pipeline.export.split import check_per_type
+from pipeline.generator import describe_shortfalls
+from pipeline.runfolder import OUTPUTS, STAGES, RunFolder
+from pipeline.schemas import read_json
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -21,30 +30,61 @@ class RunResult:
     message: str = ""
     written: dict[str, Path] = field(default_factory=dict)  # what -> path
     counts: dict[str, dict[str, Any]] = field(default_factory=dict)  # stage -> counts
+    skipped: list[str] = field(default_factory=list)  # stages already done before this run (their markers)
+    short: str = ""  # types short of per_type: "2in 3 of 50, ..." (stats.json)
+    report: Path | None = None  # report.md, when the run got that far
 
     def describe(self) -> str:
         lines = [f"run folder: {self.out} ({self.state})",
                  "  wrote: " + ", ".join(path.name + ("/" if path.is_dir() else "") for path in self.written.values())]
+        if self.skipped:
+            lines.append("  skipped, already done: " + ", ".join(self.skipped))
         for stage, counts in self.counts.items():
             shown = {k: v for k, v in counts.items() if not k.startswith("items ")}  # not per type
             lines.append(f"  {stage}: " + ", ".join(f"{k} {v}" for k, v in shown.items()))
+        if self.short:
+            lines.append(f"  short types (usable of requested): {self.short}")
         if self.state != "Completed":
             lines.append(self.message)
+        if self.report is not None:
+            lines.append(f"report: {self.report}")
         return "\n".join(lines)
 
 
+def skipped_stages(out: Path, stages: list[str], started: datetime) -> list[str]:
+    """The stages whose done-marker was written before `started` (so this run skipped them)."""
+    skipped = []
+    since = started.replace(microsecond=0)  # markers keep whole seconds
+    for stage in stages:
+        path = RunFolder(out).marker(stage)
+        if path.is_file() and datetime.fromisoformat(read_json(path)["finished"]) < since:
+            skipped.append(stage)
+    return skipped
+
+
 def run(out: str | Path, config: str | None = None, *, review: bool = False, task_runner: str = "threads",
-        dask_address: str | None = None, verbose: bool = False, **overrides: Any) -> RunResult:
+        dask_address: str | None = None, verbose: bool = False, allow_short: bool = False,
+        **overrides: Any) -> RunResult:
     """Run build_benchmark on `out`; overrides: source, limit, generator, per_type, seed, types."""
     from pipeline.orchestration import settings
 
     out = Path(out)
+    cfg = load_config(config).with_overrides({"generate.per_type": overrides.get("per_type")}, "comlq run")
+    check_per_type(cfg.generate.per_type, cfg.export.ratios)  # not after minutes of work
     settings.configure(out, verbose)  # before prefect is imported
+    if not os.environ.get("PREFECT_API_URL"):
+        log.info("starting a temporary Prefect API for this run (its home: %s; 20-60 s)",
+                 RunFolder(out).prefect_home)
     from pipeline.orchestration.flows import build_benchmark
 
+    started = datetime.now(UTC)
     state = build_benchmark(run_dir=str(out), config=config, review=review, task_runner=task_runner,
-                            dask_address=dask_address, return_state=True, **overrides)
+                            dask_address=dask_address, allow_short=allow_short, return_state=True, **overrides)
     counts = state.result()  # re-raises the stage's error (a ComlqError prints as one line)
-    paths = dict(zip(OUTPUTS, RunFolder(out).paths(OUTPUTS)))
+    run_folder = RunFolder(out)
+    paths = dict(zip(OUTPUTS, run_folder.paths(OUTPUTS)))
     written = {what: path for what, path in paths.items() if path.exists()}
-    return RunResult(out, state.name or "Completed", state.message or "", written, counts)
+    stats = read_json(run_folder.stats) if run_folder.stats.is_file() else {}
+    return RunResult(out, state.name or "Completed", state.message or "", written, counts,
+                     skipped_stages(out, [s for s in counts if s in STAGES], started), describe_shortfalls(stats),
+                     run_folder.report.markdown if run_folder.report.markdown.is_file() else None)

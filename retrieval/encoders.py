@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
-from tqdm import tqdm
 
 from pipeline.errors import ComlqError
+from pipeline.progress import Progress
 from pipeline.schemas import AtomicWriter
 
 log = logging.getLogger(__name__)
@@ -217,23 +217,22 @@ class CachedEncoder:
             # longest first: batches of similar length waste little on padding, and the ETA is pessimistic
             todo = sorted(missing.items(), key=lambda item: -len(item[1]))
             model = f"{self.name}, {self.precision}" if self.precision else self.name
-            bar = tqdm(total=len(todo), desc=f"{desc} ({model})", unit="text",
-                       disable=not progress or len(todo) < 64)
-            for start in range(0, len(todo), self.shard_rows):  # each shard saved as soon as it is encoded
-                shard = todo[start:start + self.shard_rows]
-                parts = []
-                for b in range(0, len(shard), self.batch_size):
-                    batch = [text for _, text in shard[b:b + self.batch_size]]
-                    parts.append(self.encoder.encode(batch))
-                    bar.update(len(batch))
-                matrix = np.concatenate(parts)
-                shard_keys = [key for key, _ in shard]
-                self.encoded += len(shard)
-                if self.cache is not None:
-                    self.cache.add(shard_keys, matrix)
-                else:
-                    self._memory.update(zip(shard_keys, matrix))
-            bar.close()
+            with Progress(f"{desc} ({model})", total=len(todo), unit="text",
+                          enabled=progress and len(todo) >= 64) as bar:
+                for start in range(0, len(todo), self.shard_rows):  # each shard saved as soon as it is encoded
+                    shard = todo[start:start + self.shard_rows]
+                    parts = []
+                    for b in range(0, len(shard), self.batch_size):
+                        batch = [text for _, text in shard[b:b + self.batch_size]]
+                        parts.append(self.encoder.encode(batch))
+                        bar.update(len(batch))
+                    matrix = np.concatenate(parts)
+                    shard_keys = [key for key, _ in shard]
+                    self.encoded += len(shard)
+                    if self.cache is not None:
+                        self.cache.add(shard_keys, matrix)
+                    else:
+                        self._memory.update(zip(shard_keys, matrix))
         return np.stack([self._lookup(key) for key in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
 
 

@@ -1,7 +1,8 @@
 """`comlq evaluate`: run retrievers on one split of a BEIR folder and write a report folder.
 
 REPORT/metrics.json     schemas/metrics.schema.json: per retriever overall, by_type, by_negations,
-                        significance (paired tests against bm25), config, timing
+                        significance (paired tests against bm25, Holm-corrected), confidence
+                        (bootstrap 95% intervals), config, timing
 REPORT/per_query.json   retriever -> query id -> measure -> value (for further analysis)
 REPORT/runs/NAME.trec   TREC run files
 REPORT/report.md        tables; REPORT/*.png plots
@@ -20,11 +21,12 @@ from typing import Any
 
 from pipeline.config import Config
 from pipeline.errors import ComlqError
+from pipeline.progress import Progress
 from pipeline.runfolder import ReportFolder
 from pipeline.schemas import AtomicWriter, write_json
 from retrieval.base import RetrieverUnavailable, describe, write_trec
 from retrieval.beir import load_beir
-from retrieval.metrics import per_query, summarize
+from retrieval.metrics import BOOTSTRAP, holm, per_query, summarize
 from retrieval.shuffle import shuffle_corpus
 
 log = logging.getLogger(__name__)
@@ -63,34 +65,42 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
             skipped[spec] = str(exc)
     results: dict[str, dict[str, Any]] = {}
     values: dict[str, dict] = {}
-    for spec, retriever in built.items():
-        encoded_before = factory.texts_encoded()
-        started = time.perf_counter()
-        try:  # e.g. an LLM endpoint failing mid-run: report the others, name this one as skipped
-            retriever.index(data.corpus)
-            indexed = time.perf_counter()
-            run = retriever.retrieve(data.queries, config.evaluate.depth)
-        except ComlqError as exc:
-            log.warning("skipping %s: %s", spec, exc)
-            skipped[spec] = f"failed while running: {exc}"
-            continue
-        done = time.perf_counter()
-        write_trec(run, report.trec(file_name(spec)), file_name(spec))
-        values[spec] = per_query(run, data.qrels, data.queries, data.violations, data.partial, data.branches)
-        results[spec] = {
-            "config": describe(retriever),
-            "timing": {"index_s": round(indexed - started, 3), "retrieve_s": round(done - indexed, 3),
-                       "texts_encoded": factory.texts_encoded() - encoded_before},
-        }
-        log.info("%s: nDCG@10 %.4f (index %.1fs, retrieve %.1fs)", spec,
-                 summarize(values[spec], data.queries)["overall"]["nDCG@10"], indexed - started, done - indexed)
+    # retrievers take unlike times (bm25 seconds, dense minutes): no time-left estimate
+    with Progress("evaluate", total=len(built), unit="retriever", enabled=progress, estimate=False) as bar:
+        for spec, retriever in built.items():
+            bar.set_postfix_str(spec)
+            encoded_before = factory.texts_encoded()
+            started = time.perf_counter()
+            try:  # e.g. an LLM endpoint failing mid-run: report the others, name this one as skipped
+                retriever.index(data.corpus)
+                indexed = time.perf_counter()
+                run = retriever.retrieve(data.queries, config.evaluate.depth)
+            except ComlqError as exc:
+                log.warning("skipping %s: %s", spec, exc)
+                skipped[spec] = f"failed while running: {exc}"
+                bar.set_postfix_str(f"{spec} failed")
+                bar.update()
+                continue
+            done = time.perf_counter()
+            write_trec(run, report.trec(file_name(spec)), file_name(spec))
+            values[spec] = per_query(run, data.qrels, data.queries, data.violations, data.partial, data.branches)
+            results[spec] = {
+                "config": describe(retriever),
+                "timing": {"index_s": round(indexed - started, 3), "retrieve_s": round(done - indexed, 3),
+                           "texts_encoded": factory.texts_encoded() - encoded_before},
+            }
+            log.info("%s: nDCG@10 %.4f (index %.1fs, retrieve %.1fs)", spec,
+                     summarize(values[spec], data.queries)["overall"]["nDCG@10"], indexed - started, done - indexed)
+            bar.set_postfix_str(f"{spec} done")
+            bar.update()
     if not results:
         raise ComlqError("no retriever could run: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
     reference = values.get(REFERENCE)
     for spec in results:
         results[spec] = {**summarize(values[spec], data.queries, reference if spec != REFERENCE else None),
                          **results[spec]}
-    metrics: dict[str, Any] = {"dataset": data.describe(), "retrievers": results}
+    holm(results)
+    metrics: dict[str, Any] = {"dataset": data.describe(), "bootstrap": BOOTSTRAP, "retrievers": results}
     if skipped:
         metrics["skipped"] = skipped
     report.root.mkdir(parents=True, exist_ok=True)

@@ -10,10 +10,9 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tqdm import tqdm
-
 from pipeline.config import LLMConfig
 from pipeline.errors import ComlqError
+from pipeline.progress import Progress
 from pipeline.resources import read_prompt
 from retrieval.base import RetrieverUnavailable
 
@@ -50,8 +49,13 @@ class Chat:
         return (reply.text or "").strip()
 
     def complete_all(self, prompts: Sequence[str], desc: str) -> list[str]:
-        with ThreadPoolExecutor(self.concurrency) as pool:
-            return list(tqdm(pool.map(self.complete, prompts), total=len(prompts), desc=desc, disable=len(prompts) < 8))
+        answers = []
+        with ThreadPoolExecutor(self.concurrency) as pool, \
+                Progress(desc, total=len(prompts), unit="prompt", enabled=len(prompts) >= 8) as bar:
+            for answer in pool.map(self.complete, prompts):
+                answers.append(answer)
+                bar.update()
+        return answers
 
     def describe(self) -> dict[str, object]:
         return {"llm": self.model, "llm_calls": self.ledger.calls, "llm_cache_hits": self.ledger.cache_hits}

@@ -123,7 +123,8 @@ def _listed(labels: Violations | None) -> set[str]:
 
 def mean(values: PerQuery, qids: Iterable[str] | None = None) -> dict[str, float | None]:
     """Mean of each measure over `qids` (default: all), plus the query count; a consistency score
-    is left out when none of the queries has it (no such operator or no labels)."""
+    is left out when none of the queries has it (no such operator or no labels), else
+    `negated_queries` counts the queries LSNC@K's mean is over."""
     rows = [values[q] for q in (values if qids is None else qids) if q in values]
     out: dict[str, float | None] = {}
     for name in MEASURES:
@@ -132,18 +133,26 @@ def mean(values: PerQuery, qids: Iterable[str] | None = None) -> dict[str, float
             continue
         out[name] = sum(present) / len(present) if present else None
     out["queries"] = len(rows)
+    negated = sum(any(name.startswith("LSNC") for name in row) for row in rows)
+    if negated:
+        out["negated_queries"] = negated
     return out
 
 
-def breakdown(values: PerQuery, queries: Sequence[Query],
-              key: Callable[[Query], object]) -> dict[str, dict[str, float | None]]:
-    """Means per group of queries (e.g. key=lambda q: q.type); queries whose key is None are left out."""
+def groups_of(queries: Sequence[Query], key: Callable[[Query], object]) -> dict[str, list[str]]:
+    """Query ids per group (e.g. key=lambda q: q.type), groups in natural order; a None key is left out."""
     groups: dict[str, list[str]] = {}
     for query in queries:
         group = key(query)
         if group is not None:
             groups.setdefault(str(group), []).append(query.id)
-    return {name: mean(values, qids) for name, qids in sorted(groups.items(), key=lambda kv: _natural(kv[0]))}
+    return dict(sorted(groups.items(), key=lambda kv: _natural(kv[0])))
+
+
+def breakdown(values: PerQuery, queries: Sequence[Query],
+              key: Callable[[Query], object]) -> dict[str, dict[str, float | None]]:
+    """Means per group of queries (e.g. key=lambda q: q.type); queries whose key is None are left out."""
+    return {name: mean(values, qids) for name, qids in groups_of(queries, key).items()}
 
 
 def _natural(name: str) -> tuple[int, int, str]:
@@ -187,7 +196,7 @@ def _finite(value: float) -> float | None:
 
 
 def summarize(values: PerQuery, queries: Sequence[Query], reference: PerQuery | None = None) -> dict[str, object]:
-    """overall / by_type / by_negations / significance, the shape metrics.json holds per retriever."""
+    """overall / by_type / by_negations / significance / confidence, the shape metrics.json holds per retriever."""
     out: dict[str, object] = {
         "overall": mean(values),
         "by_type": breakdown(values, queries, lambda q: q.type),
@@ -195,4 +204,58 @@ def summarize(values: PerQuery, queries: Sequence[Query], reference: PerQuery | 
     }
     if reference is not None:
         out["significance"] = significance(values, reference)
+    out["confidence"] = confidence(values, queries)
     return out
+
+
+# ---------------------------------------------------------------------------- uncertainty
+
+# Per-query means are summaries of a sample of queries: each carries a 95% interval from a
+# percentile bootstrap over the queries (seeded, so a report is reproducible).
+BOOTSTRAP = {"method": "percentile bootstrap over queries", "level": 0.95, "resamples": 2000, "seed": 0}
+
+
+def bootstrap_ci(values: Sequence[float], level: float = BOOTSTRAP["level"], resamples: int = BOOTSTRAP["resamples"],
+                 seed: int = BOOTSTRAP["seed"]) -> list[float] | None:
+    """[low, high] of the mean: the (1-level)/2 and (1+level)/2 quantiles of the means of `resamples`
+    resamples (with replacement, same size) of `values`. None for fewer than 2 values."""
+    import numpy as np
+
+    data = np.asarray(values, dtype=float)
+    if len(data) < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    means = np.concatenate([data[rng.integers(0, len(data), size=(min(256, resamples - start), len(data)))].mean(axis=1)
+                            for start in range(0, resamples, 256)])  # in blocks: 2000 x 10k queries is 160 MB at once
+    low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    return [float(low), float(high)]
+
+
+def confidence(values: PerQuery, queries: Sequence[Query]) -> dict[str, dict]:
+    """BOOTSTRAP intervals of every measure's mean: overall, by type and by number of negations
+    (the groups of `summarize`); a measure only where queries have it."""
+    def intervals(qids: Iterable[str]) -> dict[str, list[float] | None]:
+        rows = [values[q] for q in qids if q in values]
+        return {name: bootstrap_ci([row[name] for row in rows if name in row])
+                for name in MEASURES if any(name in row for row in rows)}
+
+    return {"overall": intervals(values),
+            "by_type": {g: intervals(ids) for g, ids in groups_of(queries, lambda q: q.type).items()},
+            "by_negations": {g: intervals(ids) for g, ids in groups_of(queries, lambda q: q.negations).items()}}
+
+
+def holm(results: dict[str, dict]) -> None:
+    """Add Holm-corrected p-values (`t_p_holm`, `wilcoxon_p_holm`) to every retriever's significance.
+
+    The family of each test is every (retriever, measure) comparison with bm25 that has a p-value,
+    so the report's table as a whole keeps a 5% family-wise error rate.
+    """
+    from statsmodels.stats.multitest import multipletests
+
+    for test in ("t_p", "wilcoxon_p"):
+        tested = [s for r in results.values() for s in r.get("significance", {}).values() if s[test] is not None]
+        corrected = multipletests([s[test] for s in tested], method="holm")[1] if tested else []
+        for entry, value in zip(tested, corrected):
+            entry[f"{test}_holm"] = float(value)
+        for entry in (s for r in results.values() for s in r.get("significance", {}).values() if s[test] is None):
+            entry[f"{test}_holm"] = None

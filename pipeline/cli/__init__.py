@@ -35,15 +35,21 @@ def config_of(args: argparse.Namespace) -> Config:
 
 
 def add_config(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", default=None, help="TOML configuration file (default: $COMLQ_CONFIG or built-in defaults)")
+    p.add_argument("--config", default=None,
+                   help="TOML configuration file (default: $COMLQ_CONFIG or built-in defaults)")
 
 
-class _Stderr(logging.StreamHandler):
-    """Writes to whatever sys.stderr is when a record comes (a test may have replaced it)."""
+class _Stderr(logging.Handler):
+    """Writes to whatever sys.stderr is when a record comes (a test may have replaced it), above
+    any progress bar (pipeline.progress.write_line), so a bar and a log line never share a line."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.stream = sys.stderr
-        super().emit(record)
+        from pipeline.progress import write_line
+
+        try:
+            write_line(self.format(record))
+        except Exception:  # noqa: BLE001 - logging's own contract: report, never raise
+            self.handleError(record)
 
 
 class _Formatter(logging.Formatter):

@@ -9,6 +9,8 @@ import os
 from pipeline.cli import add_config, config_of
 from pipeline.errors import ComlqError
 
+ALLOW_SHORT = "exit 0 even when a query type got no usable item at all (short types are listed either way)"
+
 
 def _types(args: argparse.Namespace) -> None:
     from pipeline.querytypes import CATALOGUE
@@ -30,7 +32,8 @@ def _passages(args: argparse.Namespace) -> None:
 
 
 def _generate(args: argparse.Namespace) -> None:
-    from pipeline.generate import check_types, generate
+    from pipeline.generate import check_shortfalls, check_types, generate
+    from pipeline.generator import describe_shortfalls
     from pipeline.passages import SAMPLE_PATH
     from pipeline.querytypes import TYPE_NAMES
 
@@ -38,6 +41,9 @@ def _generate(args: argparse.Namespace) -> None:
     types = check_types(tuple(args.types.split(","))) if args.types else TYPE_NAMES
     result = generate(config, args.passages or SAMPLE_PATH, args.out, types)  # default: the shipped sample
     print(f"wrote {len(result.items)} items and {len(result.rejected)} rejections to {args.out}")
+    if result.stats["short_types"]:
+        print(f"short types (usable of requested): {describe_shortfalls(result.stats)}")
+    check_shortfalls(result.stats, args.out, args.allow_short)
 
 
 def _export(args: argparse.Namespace) -> None:
@@ -60,7 +66,8 @@ def _run(args: argparse.Namespace) -> None:
 
     given = {"source": args.source, "limit": args.limit, "generator": args.generator, "per_type": args.per_type}
     print(run(args.out, args.config, review=args.review, task_runner=args.task_runner, dask_address=args.dask_address,
-              verbose=args.verbose, **{k: v for k, v in given.items() if v is not None}).describe())
+              verbose=args.verbose, allow_short=args.allow_short,
+              **{k: v for k, v in given.items() if v is not None}).describe())
 
 
 def _generator_names() -> tuple[str, ...]:
@@ -75,7 +82,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_types)
 
     p = sub.add_parser("passages", help="select passages from a source into a JSONL file")
-    p.add_argument("--source", default="sample", help="sample | PATH (.jsonl, .parquet, BEIR folder) | hf:NAME[:CONFIG]")
+    p.add_argument("--source", default="sample",
+                   help="sample | PATH (.jsonl, .parquet, BEIR folder) | hf:NAME[:CONFIG]")
     p.add_argument("--limit", type=int, default=None, help="at most this many passages")
     p.add_argument("--out", required=True, help="output JSONL file")
     p.set_defaults(handler=_passages)
@@ -84,12 +92,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("generate", help="generate query items (kg: offline; llm: OpenAI-compatible endpoint)")
     p.add_argument("--generator", dest="generate.generator", choices=generators, default=None,
                    help="default: from the configuration (kg)")
-    p.add_argument("--per-type", dest="generate.per_type", type=int, default=None, help="items to generate per query type")
+    p.add_argument("--per-type", dest="generate.per_type", type=int, default=None,
+                   help="items to generate per query type")
     p.add_argument("--passages", default=None, help="passage JSONL (default: the shipped sample)")
     p.add_argument("--triples", dest="generate.triples", default=None,
                    help="kg: a triples JSONL to use instead of the built-in extractor")
     p.add_argument("--types", default=None, help="comma-separated subset of query types (default: all 14)")
     p.add_argument("--seed", dest="generate.seed", type=int, default=None)
+    p.add_argument("--allow-short", action="store_true", help=ALLOW_SHORT)
     add_config(p)
     p.add_argument("--out", required=True, help="output folder")
     p.set_defaults(handler=_generate)
@@ -113,7 +123,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, default=None, help="at most this many passages")
     p.add_argument("--generator", choices=generators, default=None, help="overrides [generate] generator")
     p.add_argument("--per-type", type=int, default=None, help="items per query type")
-    p.add_argument("--review", action="store_true", help="push to Label Studio and wait for review (collect-review continues)")
+    p.add_argument("--allow-short", action="store_true", help=ALLOW_SHORT)
+    p.add_argument("--review", action="store_true",
+                   help="push to Label Studio and wait for review (collect-review continues)")
     p.add_argument("--task-runner", choices=("threads", "dask"), default="threads", help="where generation chunks run")
     p.add_argument("--dask-address", default=None, help="an existing Dask scheduler (default: a local cluster)")
     p.add_argument("-v", "--verbose", action="store_true", help="show Prefect's run logs")

@@ -3,7 +3,7 @@
     corpus.jsonl                  {"_id", "title", "text"}: every evidence, judged, violating and
                                   source passage, plus N distractors drawn (seeded) from the pool
     queries.jsonl                 {"_id", "text", "type", "n_passages", "logical_form", "negations", "split"}
-    qrels/{split}.tsv             query-id, corpus-id, score (graded 0/1/2), with BEIR's header row
+    qrels/{split}.tsv             query-id, corpus-id, score (1 or 2; unlisted: not relevant), BEIR header row
     violations/{split}.tsv        query-id, corpus-id, violates (1): the LSNC@K labels
 
 Everything is sorted by id, so the same rows and seed give byte-identical files.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -51,6 +52,46 @@ def _scalars(data: Any, prefix: str = "", depth: int = 2) -> Iterator[tuple[str,
         yield prefix[:-1], data
 
 
+# stats.json keys that differ between two runs of the same seed (time, the LLM call ledger with
+# its cache hits): left out, so the same seed gives a byte-identical card.
+RUN_DEPENDENT = re.compile(r"(^|\.)(timing|llm)(\.|$)|seconds|per_second")
+
+
+# What a stats.json figure means (the card lists no bare number); keys not here are self-explaining.
+STAT_NOTES = {
+    "per_type": "queries requested per type",
+    "max_answers": "most answers a query may have",
+    "graph.source": "where the knowledge graph's facts come from",
+    "graph.nodes": "entities and classes in the knowledge graph",
+    "graph.edges": "its edges; each fact is stored twice, as a relation and its inverse",
+    "items": "queries generated, before review and splitting",
+    "prompts": "LLM prompts sent",
+    "items_check_ok": "generated queries that passed the automatic structure check",
+    "rejected": "prompts that gave no query",
+    "passage_groups": "passage groups of this size planned for prompts",
+    "variants": "generated queries of this variant (type_evidence passages)",
+    "rejection_reasons": "prompts that gave no query for this reason",
+    "check_reasons": "generated queries failing the structure check for this reason",
+}
+
+
+def _note(key: str) -> str:
+    """A figure's meaning: its own note, else its section's (passage_groups.2 -> passage_groups)."""
+    return STAT_NOTES.get(key) or STAT_NOTES.get(key.split(".")[0], "")
+
+
+def _stats(stats: Mapping[str, Any]) -> list[tuple[str, Any, str]]:
+    return [(key, value, _note(key)) for key, value in _scalars(stats) if not RUN_DEPENDENT.search(key)]
+
+
+def _shortfalls(run: RunInput) -> list[dict[str, Any]]:
+    """Types short of per_type: stats.json's counts, with the shortfall record's detail."""
+    counts = run.stats.get("shortfalls", {})
+    names = [t for t in TYPE_NAMES if t in counts or t in run.shortfalls]
+    return [{"type": t, "usable": counts.get(t, {}).get("usable"), "requested": counts.get(t, {}).get("requested"),
+             "detail": run.shortfalls.get(t, "")} for t in names]
+
+
 def _number(value: Any) -> str:
     if value is None:
         return "–"
@@ -86,6 +127,7 @@ def render_card(facts: CardFacts, run: RunInput, rows_by_split: Mapping[str, lis
         "title": facts.title,
         "licence": {"id": facts.licence, "name": name, "url": url},
         "ratios": ", ".join(f"{r:g}" for r in facts.ratios),
+        "shares": ", ".join(f"{len(rows_by_split.get(s, [])) / max(len(rows), 1):.0%} ({s})" for s in SPLITS),
         "seed": facts.seed,
         "groups": {"count": facts.groups, "largest": facts.largest_group},
         "total": len(rows),
@@ -96,11 +138,12 @@ def render_card(facts: CardFacts, run: RunInput, rows_by_split: Mapping[str, lis
                    "sources": [{"name": n, "count": c} for n, c in sorted(sources.items())],
                    "wikipedia": any(url for r in rows for url in r["provenance"]["source_urls"])},
         "generators": _generators(rows),
-        "stats": list(_scalars(run.stats)),
+        "stats": _stats(run.stats),
         "review": _review(run, rows),
         "dropped": [(stage, reason, n) for (stage, reason), n in sorted(run.dropped.items())],
         "dropped_items": run.dropped_items,
-        "failures": sorted(run.generation_failures.items()),
+        "failures": [(reason, f.records, f.attempts) for reason, f in run.failures.items()],
+        "shortfalls": _shortfalls(run),
     }
     environment = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                                      keep_trailing_newline=True, autoescape=False)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pipeline.errors import ComlqError
+from pipeline.generator import SHORTFALL
 from pipeline.records import Item
 from pipeline.runfolder import RunFolder
 from pipeline.schemas import read_json, read_jsonl
@@ -38,11 +39,26 @@ class Candidate:
 
 
 @dataclass
+class Failures:
+    """rejected.jsonl's records of one reason: how many, and their `attempts` summed (a kg record
+    counts the sampled groundings rejected for the reason; an llm record, the requests of one prompt)."""
+
+    records: int = 0
+    attempts: int | None = None  # None: no record of this reason says how many attempts it took
+
+    def add(self, attempts: int | None) -> None:
+        self.records += 1
+        if attempts is not None:
+            self.attempts = (self.attempts or 0) + attempts
+
+
+@dataclass
 class RunInput:
     candidates: list[Candidate]
     dropped: Counter[Reason] = field(default_factory=Counter)  # items left out, per reason
     dropped_items: int = 0
-    generation_failures: Counter[str] = field(default_factory=Counter)  # rejected.jsonl, per reason
+    failures: dict[str, Failures] = field(default_factory=dict)  # rejected.jsonl, per reason (not shortfalls)
+    shortfalls: dict[str, str] = field(default_factory=dict)  # rejected.jsonl's shortfall records: type -> detail
     stats: dict[str, Any] = field(default_factory=dict)  # stats.json of the generation stage
     agreement: dict[str, Any] | None = None  # review/agreement.json (schemas/agreement)
     reviewed: bool = False
@@ -60,12 +76,22 @@ def read_run(folder: str | Path) -> RunInput:
     else:
         run = _from_check(list(items.values()))
     if run_folder.rejected.is_file():
-        run.generation_failures = Counter(r["reason"] for r in read_jsonl(run_folder.rejected, "rejected"))
+        read_failures(run_folder.rejected, run)
     if run_folder.stats.is_file():
         run.stats = read_json(run_folder.stats)
     if run_folder.review.agreement.is_file():
         run.agreement = read_json(run_folder.review.agreement, "agreement")
     return run
+
+
+def read_failures(path: Path, run: RunInput) -> None:
+    """Sum rejected.jsonl's records per reason into `run`; shortfall records say what a type lacks."""
+    for record in read_jsonl(path, "rejected"):
+        if record["reason"] == SHORTFALL:
+            run.shortfalls[record.get("type") or "?"] = record.get("detail") or ""
+        else:
+            run.failures.setdefault(record["reason"], Failures()).add(record.get("attempts"))
+    run.failures = dict(sorted(run.failures.items()))
 
 
 T = TypeVar("T")

@@ -16,10 +16,10 @@ passages) and deterministic for a seed:
 from __future__ import annotations
 
 import random
-from fractions import Fraction
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import networkx as nx
 
@@ -40,6 +40,57 @@ def parse_ratios(text: str | Sequence[float]) -> tuple[float, float, float]:
     if len(values) != 3 or any(v < 0 for v in values) or abs(sum(values) - 1) > 1e-6:
         raise ComlqError(f"ratios {text!r}: expected three non-negative numbers (train, validation, test) summing to 1")
     return values[0], values[1], values[2]
+
+
+EVALUATED = "test"  # the split the evaluation reads: it must hold every exported type
+
+
+def groups_needed(ratios: tuple[float, float, float], split: str = EVALUATED) -> int:
+    """Leakage groups a type needs before `split` gets one of its items (0: the split's ratio is 0).
+
+    The coverage step (assign_splits, 1.) gives a type in k groups to the k largest splits, so this
+    is the split's rank by ratio: 2 for test with 0.7, 0.1, 0.2. Items that share no passage are
+    separate groups, so it is also the fewest items per type that can do.
+    """
+    ratio = dict(zip(SPLITS, ratios))
+    if ratio[split] <= 0:
+        return 0
+    active = sorted((s for s in SPLITS if ratio[s] > 0), key=lambda s: (ratio[s], SPLITS.index(s)))
+    return sorted(active, key=ratio.get, reverse=True).index(split) + 1
+
+
+def _evaluated_share(ratios: tuple[float, float, float]) -> int:
+    """groups_needed for the test split, refusing a 0 share (nothing to evaluate)."""
+    needed = groups_needed(ratios)
+    if needed == 0:
+        raise ComlqError(f"export ratios {_ratios(ratios)}: the {EVALUATED} split would be empty; "
+                         "give it a share above 0")
+    return needed
+
+
+def check_per_type(per_type: int, ratios: tuple[float, float, float]) -> None:
+    """Refuse, before any work, a per_type too small for every type to reach the test split."""
+    needed = _evaluated_share(ratios)
+    if per_type < needed:
+        raise ComlqError(f"per_type {per_type}: with export ratios {_ratios(ratios)} a query type needs at least "
+                         f"{needed} items (sharing no passage) to reach the {EVALUATED} split; "
+                         f"use --per-type {needed} or more")
+
+
+def check_evaluated_split(types_by_split: dict[str, Counter[str]], ratios: tuple[float, float, float]) -> None:
+    """Refuse an assignment that leaves a type (or the whole test split) out of the test split."""
+    needed = _evaluated_share(ratios)
+    exported = [t for t in TYPE_NAMES if any(types_by_split[s][t] for s in SPLITS)]
+    missing = [t for t in exported if not types_by_split[EVALUATED][t]]
+    if missing:
+        counts = ", ".join(f"{t} {sum(types_by_split[s][t] for s in SPLITS)}" for t in missing)
+        raise ComlqError(f"the {EVALUATED} split would have no {', '.join(missing)} queries (items: {counts}); with "
+                         f"ratios {_ratios(ratios)} each type needs at least {needed} items that share no passage "
+                         "(more when they share passages): generate more per type, or change --ratios")
+
+
+def _ratios(ratios: Sequence[float]) -> str:
+    return ",".join(f"{r:g}" for r in ratios)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,10 +25,11 @@ from pipeline.export.beir import corpus_ids, write_beir
 from pipeline.export.card import CardFacts, render_card
 from pipeline.export.inputs import read_run
 from pipeline.export.rows import annotator_pseudonyms, export_row
-from pipeline.export.split import SPLITS, SplitUnit, assign_splits, leakage_groups, parse_ratios
+from pipeline.export.split import SPLITS, SplitUnit, assign_splits, check_evaluated_split, leakage_groups, parse_ratios
 from pipeline.passages import SAMPLE_PATH, load_passages
 from pipeline.runfolder import ExportFolder, RunFolder
 from pipeline.schemas import validate
+
 
 @dataclass
 class ExportResult:
@@ -77,6 +79,12 @@ def export(run_dir: str | Path, out: str | Path, config: ExportConfig,
     if not run.candidates:
         reasons = "; ".join(f"{stage}: {reason} ({n})" for (stage, reason), n in sorted(run.dropped.items()))
         raise ComlqError(f"{run_dir}: nothing to export, every item was left out ({reasons or 'no items'})")
+    # the split first: one that leaves a type out of the test split is refused before any work
+    units = [SplitUnit(c.item.id, c.item.type, c.item.n_passages,
+                       frozenset(c.item.source_passages) | {p for p, grade in c.qrels.items() if grade > 0})
+             for c in run.candidates]
+    split_of = assign_splits(units, ratios, config.seed)
+    check_evaluated_split({s: Counter(u.type for u in units if split_of[u.id] == s) for s in SPLITS}, ratios)
     passages_path = Path(passages_path) if passages_path else default_passages(run_dir)
     pool = load_passages(passages_path)
 
@@ -92,10 +100,6 @@ def export(run_dir: str | Path, out: str | Path, config: ExportConfig,
         validate(row, "export_item", f"export row {row['id']}")
         rows.append(row)
 
-    units = [SplitUnit(r["id"], r["type"], r["n_passages"],
-                       frozenset(r["source_passages"]) | {g["passage_id"] for g in r["qrels"] if g["grade"] > 0})
-             for r in rows]
-    split_of = assign_splits(units, ratios, config.seed)
     rows_by_split = {split: [r for r in rows if split_of[r["id"]] == split] for split in SPLITS}
     corpus = [pool[i] for i in corpus_ids(needed, pool, config.distractors, config.seed)]
     groups = leakage_groups(units)

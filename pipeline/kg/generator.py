@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import random
 import re
-import logging
 import time
 from collections import Counter
 from functools import cache
@@ -22,6 +22,7 @@ from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
 from pipeline.kg.query import plan_for
 from pipeline.kg.sample import Grounding, Sampler
 from pipeline.kg.verbalize import Verbalizer, templates
+from pipeline.progress import Progress
 from pipeline.querytypes import check_triples, get_type, matches, query_graph
 from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage, Triple
 from pipeline.resources import package_data
@@ -115,11 +116,14 @@ def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tup
     result = GenerationResult()
     per_type: dict[str, dict] = {}
     started = time.perf_counter()
-    for name in types:
-        items, summary = generate_type(kg, name, config)
-        result.items.extend(items)
-        per_type[name] = summary
-        result.rejected.extend(_rejections(name, summary))
+    with Progress("kg sampling", total=len(types), unit="type") as bar:
+        for name in types:
+            bar.set_postfix_str(name)
+            items, summary = generate_type(kg, name, config)
+            result.items.extend(items)
+            per_type[name] = summary
+            result.rejected.extend(_rejections(name, summary))
+            bar.update()
     seconds = time.perf_counter() - started
 
     short = {n: s for n, s in per_type.items() if s["generated"] < s["requested"]}

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
-from tqdm import tqdm
 
 from pipeline.config import Config
 from pipeline.errors import ComlqError
@@ -31,8 +30,9 @@ from pipeline.llm.client import CallError, LLMClient
 from pipeline.llm.grouping import mention_graph, passage_groups, spread
 from pipeline.llm.ledger import Ledger
 from pipeline.llm.parse import parse_answer
-from pipeline.logical_form import parse as parse_logical_form
 from pipeline.llm.prompts import fix_message, render
+from pipeline.logical_form import parse as parse_logical_form
+from pipeline.progress import Progress
 from pipeline.querytypes import TYPE_NAMES, get_type
 from pipeline.records import Item, Passage
 from pipeline.runfolder import RunFolder
@@ -128,7 +128,8 @@ class LLMGenerator(BaseGenerator):
         write_json(RunFolder(out_dir).ledger, result.stats["llm"], "llm_ledger")  # the chunks' ledgers summed
 
 
-def generate_llm(passages: dict[str, Passage], config: Config, types: tuple[str, ...], out_dir: Path) -> GenerationResult:
+def generate_llm(passages: dict[str, Passage], config: Config, types: tuple[str, ...],
+                 out_dir: Path) -> GenerationResult:
     """Generate items for `types` from `passages`; writes the cache and <out_dir>/ledger.json."""
     out_dir = Path(out_dir)
     settings = config.llm
@@ -187,7 +188,7 @@ def _run_rounds(passages: dict[str, Passage], config: Config, types: tuple[str, 
     outcomes: list[Outcome] = []
     exhausted: set[str] = set()
     with ThreadPoolExecutor(config.llm.concurrency) as pool, \
-            tqdm(desc="llm prompts", unit="prompt", disable=None) as progress:
+            Progress("llm prompts", total=0, unit="prompt") as progress:
         while sizes:
             jobs = []
             for type_name in (t for t in types if t not in exhausted):

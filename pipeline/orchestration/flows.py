@@ -11,10 +11,11 @@ deployment can pass them), and skips a stage whose done-marker matches its input
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -32,23 +33,24 @@ from prefect.futures import as_completed
 from prefect.states import Completed, State
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 from prefect.tasks import exponential_backoff
-from tqdm import tqdm
 
 from pipeline import generate as generate_stage
 from pipeline import passages as passages_stage
-from pipeline.config import (Config, EvaluateConfig, ExportConfig, GenerateConfig, LLMConfig, ReviewConfig,
-                             load_config)
+from pipeline.config import Config, EvaluateConfig, ExportConfig, GenerateConfig, LLMConfig, ReviewConfig, load_config
 from pipeline.errors import ComlqError
-from pipeline.generator import GenerationResult, get_generator
+from pipeline.generator import GenerationResult, get_generator, note_shortfalls
 from pipeline.orchestration import markers
 from pipeline.passages import load_passages
+from pipeline.progress import Progress as StepBar
 from pipeline.querytypes import TYPE_NAMES
 from pipeline.records import Passage
 from pipeline.runfolder import STAGES, BeirFolder, RunFolder, latest_export, runs_under
+from pipeline.schemas import read_json
 
 PROMPTS = Path(str(resources.files("prompts")))  # the generators' templates (part of the generate key)
 AWAITING_REVIEW = "AwaitingReview"  # the name of the state a run ends in after its push
 TASK_RUNNERS = ("threads", "dask")
+log = logging.getLogger(__name__)
 
 
 def not_user_error(task: Any, task_run: Any, state: State) -> bool:
@@ -101,31 +103,37 @@ def make_task_runner(name: str = "threads", dask_address: str | None = None,
 
 
 class Progress:
-    """A Prefect progress artifact and a console bar that move together, ending at 100."""
+    """A Prefect progress artifact and a console bar (pipeline.progress) that move together, ending at 100."""
 
-    def __init__(self, total: int, what: str, key: str) -> None:
-        self.total, self.done = max(total, 1), 0
+    def __init__(self, total: int, what: str, key: str, unit: str = "step") -> None:
+        self.total, self.done, self.what = max(total, 1), 0, what
         self.artifact: UUID = create_progress_artifact(progress=0.0, key=key, description=what)
-        self.bar = tqdm(total=self.total, desc=what, unit="step", leave=False, disable=None)
+        self.bar = StepBar(what, total=self.total, unit=unit, estimate=False)  # steps of unlike lengths
 
-    def step(self, label: str = "") -> None:
+    def start(self, label: str) -> None:
+        """Name the step that runs now (the bar counts finished steps)."""
+        self.bar.set_postfix_str(f"now {self.done + 1}/{self.total}: {label}")
+        log.info("%s %d/%d: %s", self.what, self.done + 1, self.total, label)
+
+    def step(self) -> None:
         self.done = min(self.done + 1, self.total)
-        self.bar.set_postfix_str(label)
+        self.bar.set_postfix_str("")  # the step named by start() is over: a line now says no "now ..."
         self.bar.update(1)
         update_progress_artifact(self.artifact, progress=100.0 * self.done / self.total)
 
 
-
 @contextmanager
-def progress(total: int, what: str, key: str) -> Iterator[Progress]:
+def progress(total: int, what: str, key: str, unit: str = "step") -> Iterator[Progress]:
     """Progress that ends at 100 when the block succeeds (and stays where it was when it fails)."""
-    bar = Progress(total, what, key)
+    bar = Progress(total, what, key, unit)
+    failed = True
     try:
         yield bar
+        failed = False
         if bar.done < bar.total:
             update_progress_artifact(bar.artifact, progress=100.0)
     finally:
-        bar.bar.close()
+        bar.bar.close(failed)
 
 
 def counts_artifact(stage: str, counts: dict[str, Any], skipped: bool) -> None:
@@ -146,6 +154,8 @@ def once(run: RunFolder, stage: str, work: Callable[[], dict[str, Any]], *settin
     stage_key = markers.key(*settings, *(markers.digest(path) for path in read))
     marker = markers.done(run.root, stage, stage_key)
     skipped = marker is not None and all(path.exists() for path in run.paths(declared.writes))
+    if skipped:
+        log.info("%s: already done, skipped (its inputs and settings match %s)", stage, run.marker(stage))
     counts = marker["counts"] if skipped else markers.mark(run.root, stage, stage_key, work())["counts"]
     counts_artifact(stage, counts, skipped)
     return counts
@@ -230,11 +240,13 @@ def generate_flow(run_dir: str, config: str | None = None, generator: str | None
                                     str(run.root if len(chunks) == 1 else run.chunk(chunk).root),
                                     str(run.llm_cache))  # one call cache per run, whatever the chunking
                        for chunk in chunks]
-            for future in as_completed(futures):
+            for _ in as_completed(futures):
                 bar.step()
         results = [future.result() for future in futures]
-        merged = GenerationResult([i for r in results for i in r.items], [x for r in results for x in r.rejected],
-                                  gen.merge_stats([r.stats for r in results]))
+        merged = note_shortfalls(GenerationResult([i for r in results for i in r.items],
+                                                  [x for r in results for x in r.rejected],
+                                                  gen.merge_stats([r.stats for r in results])),
+                                 wanted, cfg.generate.per_type, gen.name)  # again: a cached chunk may predate it
         gen.write(merged, run.root)  # also when a cached chunk result stood in for running it
         counts = {"items": len(merged.items), "rejected": len(merged.rejected)}
         for item in merged.items:
@@ -316,7 +328,7 @@ def collect_review_flow(run_dir: str | None = None, runs_root: str = "runs", con
         statuses = pull_task(run, cfg.review)
         pending = statuses.get("pending", 0)
         since = datetime.fromisoformat(pushed["finished"])
-        overdue = datetime.now(timezone.utc) - since > timedelta(hours=deadline_hours)
+        overdue = datetime.now(UTC) - since > timedelta(hours=deadline_hours)
         counts_artifact("review", {**statuses, "overdue": overdue}, skipped=False)
         if pending and not overdue:
             waiting.append(f"{run} ({pending} pending)")
@@ -365,7 +377,7 @@ def export_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
 def evaluate_task(beir: str, out: str, config: Config) -> dict[str, Any]:
     from retrieval.evaluate import run_evaluation
 
-    metrics = run_evaluation(beir, out, config, progress=False)
+    metrics = run_evaluation(beir, out, config)
     return {f"nDCG@10 {name}": round(result["overall"]["nDCG@10"], 4)
             for name, result in metrics["retrievers"].items()}
 
@@ -441,7 +453,7 @@ def evaluate_flow(run_dir: str = "latest", config: str | None = None, runs_root:
 
 def expand_run_dir(run_dir: str) -> str:
     """`{date}` in a run folder name becomes today's UTC date (one folder per nightly run)."""
-    return run_dir.format(date=datetime.now(timezone.utc).strftime("%Y-%m-%d"))
+    return run_dir.format(date=datetime.now(UTC).strftime("%Y-%m-%d"))
 
 
 @flow(name="build-benchmark")
@@ -449,7 +461,7 @@ def build_benchmark(run_dir: str = "runs/default", config: str | None = None, so
                     limit: int | None = None, generator: str | None = None, per_type: int | None = None,
                     seed: int | None = None, types: list[str] | None = None, types_per_chunk: int | None = None,
                     review: bool = False, task_runner: str = "threads",
-                    dask_address: str | None = None) -> State:
+                    dask_address: str | None = None, allow_short: bool = False) -> State:
     """The whole line on one run folder: passages, generate, then export + evaluate, or review.
 
     run_dir: the run folder ({date} = today, UTC). config: a TOML file (default: built-in
@@ -457,26 +469,34 @@ def build_benchmark(run_dir: str = "runs/default", config: str | None = None, so
     14 query types. review: push the items to Label Studio and finish in the AwaitingReview
     state (collect-review continues with export and evaluation once the votes are in).
     task_runner: threads | dask (dask_address: an existing scheduler, else a local cluster).
+    allow_short: go on when a query type got no usable item at all (else the run stops after
+    generating, its files kept).
     """
     run_dir = expand_run_dir(run_dir)
     cfg = run_config(config, source=source, limit=limit, generator=generator, per_type=per_type, seed=seed)
     generate_runner = make_task_runner(task_runner, dask_address)
     counts: dict[str, dict[str, Any]] = {}
     goes_on = not review or collected(run_dir)  # a reviewed run goes on once its votes are in
-    with progress(2 + review + 2 * goes_on, "build-benchmark", "comlq-run-progress") as bar:
+    with progress(2 + review + 2 * goes_on, "run", "comlq-run-progress", unit="stage") as bar:
+        bar.start("passages")
         counts["passages"] = select_passages_flow(run_dir, cfg.passages.source, cfg.passages.limit)
-        bar.step("passages")
+        bar.step()
+        bar.start("generate")
         counts["generate"] = generate_flow.with_options(task_runner=generate_runner)(
             run_dir, config, cfg.generate.generator, cfg.generate.per_type, cfg.generate.seed, types, types_per_chunk)
-        bar.step("generate")
+        bar.step()
+        generate_stage.check_shortfalls(read_json(RunFolder(run_dir).stats), run_dir, allow_short)
         if review:
+            bar.start("review-push")
             counts["review-push"] = push_review_flow(run_dir, config)
-            bar.step("review-push")
+            bar.step()
         if goes_on:
+            bar.start("export")
             counts["export"] = export_flow(run_dir, config)
-            bar.step("export")
+            bar.step()
+            bar.start("evaluate")
             counts["evaluate"] = evaluate_flow(run_dir, config, task_runner=task_runner, dask_address=dask_address)
-            bar.step("evaluate")
+            bar.step()
     if not goes_on:
         return awaiting_review(run_dir, counts)
     summary = "; ".join(f"{stage}: " + ", ".join(f"{k} {v}" for k, v in c.items()) for stage, c in counts.items()

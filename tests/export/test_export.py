@@ -216,7 +216,7 @@ def test_card_counts_types_splits_and_dropped_items(reviewed_run: Path, reviewed
     assert dropped[("review", "pending")] == status["pending"]
     assert dropped[("review", "rejected: structure: question does not match the type")] == status["rejected"]
     assert dropped[("check", "triples form 2p, expected 3p")] == failed_checks
-    assert "| empty_answer | 2 |" in card and "| too_many_answers | 1 |" in card
+    assert "| empty_answer | 2 | – |" in card and "| too_many_answers | 1 | – |" in card  # no attempts given
     agreement = _card_table(card, "Inter-annotator agreement")
     assert agreement[0] == ["question", "units", "Fleiss' κ", "Krippendorff's α"]
     assert agreement[1:4] == [[q, "30", "0.673", "0.723"] for q in ("structure_ok", "evidence_spread", "relevance")]
@@ -274,11 +274,11 @@ def test_cli_export_and_its_errors(offline_run: Path, tmp_path: Path, capsys, mo
 def test_card_names_the_llm_model_and_prompt_hash(pool: list[Passage], build_items, tmp_path: Path,
                                                   export_of) -> None:
     llm = GeneratorInfo("llm", model="gpt-4o-mini", prompt_file="llm/generate_2in.md", prompt_hash="sha256:ab12cd")
-    items = [replace(i, generator=llm) if i.type == "2in" else i for i in build_items(pool, per_type=3)]
+    items = [replace(i, generator=llm) if i.type == "2in" else i for i in build_items(pool, per_type=6)]
     write_jsonl(tmp_path / "run" / "items.jsonl", (i.to_dict() for i in items), "item")
     write_jsonl(tmp_path / "run" / "passages.jsonl", (p.to_dict() for p in pool), "passage")
     card = (export_of(tmp_path / "run", tmp_path / "export") / "README.md").read_text()
     made = card.split("## How the queries were made", 1)[1].split("##", 1)[0]
     n_kg = sum(i.check.ok and i.type != "2in" for i in items)
     assert f"- `kg`, seed 13: {n_kg} queries" in made
-    assert "- `llm`, model `gpt-4o-mini`, prompt `llm/generate_2in.md` (hash `sha256:ab12cd`): 3 queries" in made
+    assert "- `llm`, model `gpt-4o-mini`, prompt `llm/generate_2in.md` (hash `sha256:ab12cd`): 6 queries" in made

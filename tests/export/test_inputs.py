@@ -15,7 +15,6 @@ from pipeline.records import Passage
 from pipeline.schemas import read_jsonl, write_jsonl
 
 
-
 def test_review_reasons_unreviewed_and_failed_checks_are_counted(pool: list[Passage], tmp_path: Path, build_items,
                                                                  build_reviewed) -> None:
     items = build_items(pool, per_type=2)
@@ -42,7 +41,7 @@ def test_offline_input_keeps_checked_items_graded_by_evidence(pool: list[Passage
     items = build_items(pool, per_type=2)
     write_jsonl(tmp_path / "items.jsonl", (i.to_dict() for i in items), "item")
     run = read_run(tmp_path)
-    assert not run.reviewed and run.agreement is None and run.generation_failures == {}
+    assert not run.reviewed and run.agreement is None and run.failures == {}
     assert [c.item.id for c in run.candidates] == [i.id for i in items if i.check.ok]
     for candidate in run.candidates:
         grades = set(candidate.qrels.values())

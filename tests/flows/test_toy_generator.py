@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from pipeline import generator
 from pipeline.cli import main
 from pipeline.config import Config
-from pipeline import generator
 from pipeline.generator import BaseGenerator, GenerationResult, get_generator, register_generator
 from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage, Triple
 from pipeline.runfolder import RunFolder
@@ -57,6 +57,30 @@ def test_the_toy_generator_runs_through_the_cli(toy: None, tmp_path: Path, capsy
     assert "wrote 3 items" in capsys.readouterr().out
 
 
+def test_a_new_generator_gets_shortfalls_said_out_loud_for_free(toy: None, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture) -> None:
+    """The toy generator makes 1p only and says nothing about 2p: the stage records the shortfall."""
+    argv = ["generate", "--generator", "toy", "--types", "1p,2p", "--per-type", "3", "--out", str(tmp_path)]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert "short types (usable of requested): 2p 0 of 3" in out
+    assert err.count("\n") == 1 and "no usable item of type 2p" in err and "--allow-short" in err
+    run = RunFolder(tmp_path)
+    assert len(lines(run.items)) == 3  # written all the same: nothing is lost
+    stats = json.loads(run.stats.read_text())
+    assert stats["short_types"] == ["2p"]
+    assert stats["shortfalls"] == {"2p": {"requested": 3, "usable": 0, "failed_check": 0}}
+    assert lines(run.rejected) == [{"generator": "toy", "type": "2p", "reason": "shortfall", "attempts": None,
+                                    "detail": "0 of 3 usable items"}]
+    assert main([*argv, "--allow-short"]) == 0
+    assert "short types (usable of requested): 2p 0 of 3" in capsys.readouterr().out
+    few = tmp_path / "few.jsonl"
+    assert main(["passages", "--limit", "20", "--out", str(few)]) == 0
+    assert main(["generate", "--generator", "toy", "--types", "1p", "--per-type", "30", "--passages", str(few),
+                 "--out", str(tmp_path / "few")]) == 0  # short, but not empty: said, and exit 0
+    assert "short types (usable of requested): 1p 20 of 30" in capsys.readouterr().out
+
+
 def test_the_toy_generator_runs_through_the_flow_in_chunks(toy: None, harness: Path, tmp_path: Path) -> None:
     from pipeline.orchestration.flows import generate_flow, select_passages_flow
 
@@ -67,7 +91,8 @@ def test_the_toy_generator_runs_through_the_flow_in_chunks(toy: None, harness: P
     assert counts["items"] == 2 == len(lines(run.items))
     stats = json.loads(run.stats.read_text())
     # two chunks (types_per_chunk = 1), merged by the generator's own rule
-    assert stats == {"generator": "toy", "items": 2, "types": ["1p", "2p"]}
+    assert stats == {"generator": "toy", "items": 2, "types": ["1p", "2p"], "short_types": ["2p"],
+                     "shortfalls": {"2p": {"requested": 2, "usable": 0, "failed_check": 0}}}
     assert run.chunk(("1p",)).items.is_file() and run.chunk(("2p",)).items.is_file()
 
 
