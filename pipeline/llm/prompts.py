@@ -107,7 +107,7 @@ def render(type_name: str, passages: Sequence[Passage]) -> Prompt:
 
 
 def _passage_block(label: str, passage: Passage) -> str:
-    # The first line's shape is read back by the scripted test server (scripted_server.py).
+    # The first line's shape is read back by the scripted test server (tests/support/scripted_openai.py).
     return f"[{label}] id: {passage.id}\ntitle: {passage.title}\ntext: {passage.text}"
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.config import Config
-from pipeline.llm.scripted_server import Script, ScriptedServer
+from tests.support.scripted_openai import Script, ScriptedServer
 from pipeline.passages import load_passages
 
 FIXTURES = Path(__file__).parent / "fixtures"

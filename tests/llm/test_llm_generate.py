@@ -9,7 +9,7 @@ import pytest
 from pipeline.errors import ComlqError
 from pipeline.generate import generate
 from pipeline.llm.generator import generate_llm
-from pipeline.llm.scripted_server import Script
+from tests.support.scripted_openai import Script
 from pipeline.schemas import read_json, read_jsonl
 
 # One behaviour per query type, so that concurrency cannot mix them up.
@@ -193,13 +193,13 @@ def test_bad_settings_are_one_clear_error(make_config, tmp_path, passages, setti
 
 def test_other_bad_requests_reject_the_prompt_without_dropping_json_mode(server, make_config, tmp_path, passages,
                                                                           monkeypatch):
-    from pipeline.llm import scripted_server
+    from tests.support.scripted_openai import _error
 
     real_respond = server.respond
 
     def respond(body):  # a context-length style 400 for 2i prompts only
         if "Query type: 2i," in body["messages"][1]["content"]:
-            return 400, scripted_server._error("maximum context length exceeded", "invalid_request_error"), {}
+            return 400, _error("maximum context length exceeded", "invalid_request_error"), {}
         return real_respond(body)
 
     monkeypatch.setattr(server, "respond", respond)

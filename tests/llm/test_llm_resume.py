@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from pipeline.llm.scripted_server import Script
+from tests.support.scripted_openai import Script
 from pipeline.schemas import read_json, read_jsonl
 
 COMLQ = Path(sys.executable).with_name("comlq")
