@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import ComlqError
-from pipeline.orchestration.settings import QUIET, results_path
+from pipeline.orchestration.settings import QUIET
 from pipeline.resources import package_data
+from pipeline.runfolder import RunFolder
 from pipeline.services.process import ManagedProcess
 
 STARTUP_TIMEOUT = 180.0  # a fresh database migrates on first start; slow on small shared machines
@@ -47,7 +48,7 @@ class Service:
                 "PREFECT_HOME": str(self.home.resolve() / "prefect"),
                 "PREFECT_API_URL": self.api_url,
                 # scheduled runs share one result store, so a nightly run reuses earlier chunks
-                "PREFECT_RESULTS_LOCAL_STORAGE_PATH": str(results_path(self.home.resolve()))}
+                "PREFECT_RESULTS_LOCAL_STORAGE_PATH": str(RunFolder(self.home.resolve()).prefect_results)}
 
     def process(self, name: str) -> ManagedProcess:
         """The background process `name` (server | worker)."""
