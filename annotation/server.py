@@ -84,7 +84,8 @@ def _build_template(exe: Path, target: Path, log: Callable[[str], None]) -> None
     log("preparing an empty Label Studio database (once)")
     with tempfile.TemporaryDirectory() as scratch:
         env = _offline_env() | {"LABEL_STUDIO_BASE_DATA_DIR": scratch}
-        _run([str(exe), "version", "--data-dir", scratch], "migrating the template database", env)  # migrates, then exits
+        # `version` migrates the database, then exits
+        _run([str(exe), "version", "--data-dir", scratch], "migrating the template database", env)
         shutil.copyfile(Path(scratch) / DB_NAME, target.with_suffix(".tmp"))
         os.replace(target.with_suffix(".tmp"), target)
 

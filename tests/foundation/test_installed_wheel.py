@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -45,17 +46,28 @@ class Installed:
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     scratch = tmp_path_factory.mktemp("wheel")
+    # pip builds in the source folder (build/, comlq.egg-info): build from a copy of the clone's files
+    source = scratch / "source"
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            check=True, capture_output=True, text=True).stdout.split("\0")
+    for name in filter(None, listed):
+        if (ROOT / name).exists():  # not deleted in the working tree
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name, follow_symlinks=False)
+    # no PYTHONPATH: a clone on it would pass for an installed comlq and pip would skip the wheel
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(scratch / "dist"), str(ROOT)], check=True, capture_output=True)
+                    "-w", str(scratch / "dist"), str(source)], check=True, capture_output=True, env=clean)
     wheel = next((scratch / "dist").glob("comlq-*.whl"))
     venv = scratch / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
     site = Path(subprocess.run([str(venv / "bin" / "python"), "-c",
                                 "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                check=True, capture_output=True, text=True).stdout.strip())
-    (site / "comlq-test-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")  # the dependencies only
     subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-deps", "-q",
-                    str(wheel)], check=True, capture_output=True)
+                    str(wheel)], check=True, capture_output=True, env=clean)
+    # the dependencies only, added after the install (pip would take the editable comlq there for this one)
+    (site / "comlq-test-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     work = scratch / "work"
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "PYTHON")) and k != "DO_NOT_TRACK"}
@@ -71,6 +83,22 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
 def items_per_split_and_type(run: RunFolder) -> Counter[tuple[str, str]]:
     rows = [json.loads(line) for line in run.export.beir.queries.read_text().splitlines()]
     return Counter((row["split"], row["type"]) for row in rows)
+
+
+def test_the_installed_wheel_finds_its_own_flows_yaml(installed: Installed) -> None:
+    """`comlq serve` deploys the flows.yaml the wheel carries (a file, not a link into a clone)."""
+    found = installed.run(str(installed.venv / "bin" / "python"), "-c",
+                          "from pipeline.orchestration.serve import Service; print(Service().flows_file)")
+    assert found.returncode == 0, found.stderr
+    flows = Path(found.stdout.strip())
+    assert not flows.is_symlink() and not flows.resolve().is_relative_to(ROOT), flows
+    assert flows.read_text(encoding="utf-8") == (ROOT / "flows.yaml").read_text(encoding="utf-8")
+
+
+def test_the_wheel_ships_no_test_support(installed: Installed) -> None:
+    """The scripted OpenAI server is a test double (tests/support), not part of the package."""
+    found = installed.run(str(installed.venv / "bin" / "python"), "-c", "import tests.support.scripted_openai")
+    assert found.returncode != 0 and "ModuleNotFoundError" in found.stderr, found.stderr
 
 
 @pytest.mark.slow

@@ -9,8 +9,8 @@ import pytest
 from pipeline.errors import ComlqError
 from pipeline.generate import generate
 from pipeline.llm.generator import generate_llm
-from tests.support.scripted_openai import Script
 from pipeline.schemas import read_json, read_jsonl
+from tests.support.scripted_openai import Script
 
 # One behaviour per query type, so that concurrency cannot mix them up.
 MATRIX = {
