@@ -15,7 +15,7 @@ from label_studio_sdk.core.api_error import ApiError
 
 from annotation.server import api_token, token_rejected
 from pipeline.config import ReviewConfig
-from pipeline.errors import ComlqError
+from pipeline.errors import ComlqError, ServiceUnavailable
 from pipeline.progress import Progress
 from pipeline.resources import package_data
 
@@ -26,26 +26,32 @@ def labeling_config() -> str:
     return package_data("annotation", "labeling_config.xml").read_text(encoding="utf-8")
 
 
+def _failure(status: int | None) -> type[ComlqError]:
+    """ServiceUnavailable (retried by the flows) for the server's own failures, ComlqError for the rest."""
+    return ServiceUnavailable if status is not None and (status >= 500 or status in (408, 429)) else ComlqError
+
+
 @contextmanager
 def service_errors(url: str, config: ReviewConfig | None = None) -> Iterator[None]:
-    """Turn transport and API failures into one-line ComlqErrors (a 401 explains the admin token
-    when `config`, whose token the request used, is given)."""
+    """Turn transport and API failures into one-line errors: ServiceUnavailable when the server is
+    down or failing, ComlqError otherwise (a 401 explains the admin token when `config`, whose
+    token the request used, is given)."""
     try:
         yield
     except httpx.TransportError:
-        raise ComlqError(f"Label Studio is not reachable at {url} "
-                         "(start it with `comlq review server start`)") from None
+        raise ServiceUnavailable(f"Label Studio is not reachable at {url} "
+                                 "(start it with `comlq review server start`)") from None
     except httpx.HTTPStatusError as exc:
-        if exc.response.status_code == 401 and config is not None:
+        status = exc.response.status_code
+        if status == 401 and config is not None:
             raise token_rejected(config) from None
-        raise ComlqError(f"Label Studio at {url} answered {exc.response.status_code} "
-                         f"to {exc.request.url.path}") from None
+        raise _failure(status)(f"Label Studio at {url} answered {status} to {exc.request.url.path}") from None
     except ApiError as exc:
         if exc.status_code == 401:
             raise (token_rejected(config) if config is not None else
                    ComlqError(f"Label Studio at {url} rejected the API token")) from None
         body = exc.body if isinstance(exc.body, str) else json.dumps(exc.body)
-        raise ComlqError(f"Label Studio at {url} answered {exc.status_code}: {body[:300]}") from None
+        raise _failure(exc.status_code)(f"Label Studio at {url} answered {exc.status_code}: {body[:300]}") from None
 
 
 def connect(config: ReviewConfig) -> LabelStudio:
@@ -85,15 +91,15 @@ def export_tasks(client: LabelStudio, project_id: int, timeout: float = TIMEOUT)
     with Progress(f"review pull: export of project {project_id}", unit="status check") as bar:
         while snapshot.status not in ("completed", "failed"):
             if time.monotonic() > deadline:
-                raise ComlqError(f"Label Studio export {snapshot.id} of project {project_id} not ready after "
-                                 f"{timeout:.0f} s")
+                raise ServiceUnavailable(f"Label Studio export {snapshot.id} of project {project_id} "
+                                         f"not ready after {timeout:.0f} s")
             time.sleep(0.2)
             snapshot = client.projects.exports.get(project_id, snapshot.id)
             bar.update()
         bar.set_postfix_str("downloading")
         try:
             if snapshot.status == "failed":
-                raise ComlqError(f"Label Studio export of project {project_id} failed (see the server log)")
+                raise ServiceUnavailable(f"Label Studio export of project {project_id} failed (see the server log)")
             return json.loads(b"".join(client.projects.exports.download(project_id, snapshot.id, export_type="JSON")))
         finally:
             client.projects.exports.delete(project_id, snapshot.id)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -26,6 +25,7 @@ import httpx
 
 from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
+from pipeline.services.process import ManagedProcess
 
 LS_REQUIREMENT = "label-studio==1.23.2"
 VENV_ENV = "COMLQ_LS_VENV"
@@ -84,7 +84,8 @@ def _build_template(exe: Path, target: Path, log: Callable[[str], None]) -> None
     log("preparing an empty Label Studio database (once)")
     with tempfile.TemporaryDirectory() as scratch:
         env = _offline_env() | {"LABEL_STUDIO_BASE_DATA_DIR": scratch}
-        _run([str(exe), "version", "--data-dir", scratch], "migrating the template database", env)  # migrates, then exits
+        # `version` migrates the database, then exits
+        _run([str(exe), "version", "--data-dir", scratch], "migrating the template database", env)
         shutil.copyfile(Path(scratch) / DB_NAME, target.with_suffix(".tmp"))
         os.replace(target.with_suffix(".tmp"), target)
 
@@ -109,27 +110,16 @@ class Server:
         return urlsplit(self.url).port or 8080
 
     @property
-    def pid_file(self) -> Path:
-        return self.data_dir / "server.pid"
+    def process(self) -> ManagedProcess:
+        return ManagedProcess(self.data_dir / "server.pid", self.data_dir / "server.log")
 
     @property
     def log_file(self) -> Path:
-        return self.data_dir / "server.log"
+        return self.process.log_file
 
     def pid(self) -> int | None:
-        """The pid of our running server, or None (a stale pid file is removed)."""
-        try:
-            pid = int(self.pid_file.read_text().strip())
-        except (FileNotFoundError, ValueError):
-            return None
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            cmdline = b""
-        if b"label-studio" not in cmdline:  # dead, or the pid was reused by something else
-            self.pid_file.unlink(missing_ok=True)
-            return None
-        return pid
+        """The pid of our running server, or None."""
+        return self.process.pid()
 
     def healthy(self, timeout: float = 2.0) -> bool:
         try:
@@ -216,19 +206,14 @@ def start(config: ReviewConfig, timeout: float = 300.0, log: Callable[[str], Non
         shutil.copyfile(venv / TEMPLATE_DB, server.data_dir / DB_NAME)
     command = [str(exe), "start", "--no-browser", "--data-dir", str(server.data_dir),
                "--internal-host", server.host, "--port", str(server.port), "--enable-legacy-api-token"]
-    with open(server.log_file, "ab") as out:
-        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)
-    server.pid_file.write_text(f"{process.pid}\n")
+    process = server.process.spawn(command, env=env)
     if _wait_healthy(server, timeout, running=lambda: process.poll() is None):
         _check_token(config, server)  # the server keeps running: the token is what needs fixing
         log(f"Label Studio running at {server.url} (pid {process.pid}, data in {server.data_dir})")
         return process.pid
-    if process.poll() is not None:
-        server.pid_file.unlink(missing_ok=True)
+    server.process.stop()  # also clears the pid file of a server that exited
+    if process.returncode is not None:
         raise ComlqError(f"Label Studio exited with code {process.returncode} while starting; see {server.log_file}")
-    _terminate(process.pid)
-    server.pid_file.unlink(missing_ok=True)
     raise ComlqError(f"Label Studio did not answer {server.url}/health within {timeout:.0f} s; see {server.log_file}")
 
 
@@ -244,34 +229,14 @@ def _wait_healthy(server: Server, timeout: float, running: Callable[[], bool]) -
     return False
 
 
-def _terminate(pid: int, grace: float = 30.0) -> None:
-    """SIGTERM the server's process group (it is its own session), SIGKILL after `grace` seconds."""
-    try:
-        os.killpg(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        try:
-            os.waitpid(pid, os.WNOHANG)  # reap it when it is our child
-        except ChildProcessError:
-            pass
-        if not Path(f"/proc/{pid}").exists():
-            return
-        time.sleep(0.2)
-    os.killpg(pid, signal.SIGKILL)
-
-
 def stop(config: ReviewConfig, log: Callable[[str], None] = print) -> bool:
     """Stop the server started from this data dir; False when none was running."""
     server = Server.from_config(config)
-    pid = server.pid()
-    if pid is None:
-        log(f"Label Studio is not running (no live pid in {server.pid_file})")
+    stopped = server.process.stop()
+    if stopped is None:
+        log(f"Label Studio is not running (no live pid in {server.process.pid_file})")
         return False
-    _terminate(pid)
-    server.pid_file.unlink(missing_ok=True)
-    log(f"Label Studio stopped (pid {pid})")
+    log(f"Label Studio {'killed' if stopped.killed else 'stopped'} (pid {stopped.pid})")
     return True
 
 

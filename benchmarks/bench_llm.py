@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_llm.py [--latency 0.2] [--concurrency 1 8 32] [--seconds 3]
 
-The server runs in its own process (python -m pipeline.llm.scripted_server) and returns
+The server runs in its own process (python -m tests.support.scripted_openai) and returns
 scripted answers, not model output, so this measures the generator's plumbing: the SDK over
 HTTP, the thread pool, the cache writes, parsing and checking. Every run uses a fresh cache,
 so every item costs one request. Goal: at least 100 items/s at concurrency 32. On a busy
@@ -26,6 +26,8 @@ from pipeline.llm.generator import generate_llm
 from pipeline.passages import SAMPLE_PATH, load_passages
 from pipeline.querytypes import TYPE_NAMES
 
+ROOT = Path(__file__).resolve().parents[1]  # the scripted server is test support: run from the repository root
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -34,8 +36,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="ideal run length per concurrency")
     args = parser.parse_args()
 
-    server = subprocess.Popen([sys.executable, "-m", "pipeline.llm.scripted_server", "--port", "0",
-                               "--latency", str(args.latency)], stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen([sys.executable, "-m", "tests.support.scripted_openai", "--port", "0",
+                               "--latency", str(args.latency)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         url = server.stdout.readline().split(" at ")[1].split(" ")[0]
         passages = load_passages(SAMPLE_PATH)

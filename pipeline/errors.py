@@ -12,3 +12,9 @@ class RecordError(ComlqError):
         self.where = where
         self.field = field
         super().__init__(f"{where}: field '{field}': {message}" if field else f"{where}: {message}")
+
+
+class ServiceUnavailable(ComlqError):
+    """A service (Label Studio, an LLM endpoint, the Hugging Face Hub) did not answer or failed
+    on its side (connection refused or reset, timeout, HTTP 5xx). The CLI reports it as one line
+    like any ComlqError; the flows retry it (another ComlqError is the user's to fix)."""

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import ComlqError, RecordError
+from pipeline.errors import ComlqError, RecordError, ServiceUnavailable
 from pipeline.records import Passage
 from pipeline.runfolder import BeirFolder
 from pipeline.schemas import iter_jsonl, read_jsonl, validate, write_jsonl
@@ -129,6 +129,16 @@ def split_words(text: str, size: int = WORDS_PER_PASSAGE) -> list[str]:
     return [" ".join(c) for c in chunks]
 
 
+def _hub_failure(exc: Exception) -> bool:
+    """Whether the Hub or the network failed (a retry may heal it), not the dataset's name or config."""
+    import datasets
+
+    if isinstance(exc, (ConnectionError, TimeoutError)):
+        return not datasets.config.HF_HUB_OFFLINE  # offline mode: no retry can reach the Hub
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    return isinstance(status, int) and status >= 500
+
+
 def _from_hf(name: str, config: str | None) -> Iterator[Passage]:
     import datasets
 
@@ -137,7 +147,8 @@ def _from_hf(name: str, config: str | None) -> Iterator[Passage]:
     try:
         stream = datasets.load_dataset(name, config, split="train", streaming=True)
     except Exception as exc:  # hub, network and config errors all end here
-        raise ComlqError(f"hf:{name}: cannot load dataset ({type(exc).__name__}: {str(exc).splitlines()[0]})") from None
+        failure = ServiceUnavailable if _hub_failure(exc) else ComlqError
+        raise failure(f"hf:{name}: cannot load dataset ({type(exc).__name__}: {str(exc).splitlines()[0]})") from None
     source = f"hf:{name}" + (f":{config}" if config else "")
     for row_number, row in enumerate(stream, start=1):
         if not row.get("text"):

@@ -1,6 +1,6 @@
 """Prompts for the LLM-backed retrievers (LLM parse for ITLR, BRIGHT-style rewrite), sent through
-the project's LLM client (pipeline/llm/client.py: openai SDK, on-disk response cache, retries,
-rate limit). Without an endpoint they are unavailable and evaluation skips them with a message."""
+the project's LLM client (pipeline/services/openai_client.py: openai SDK, on-disk response cache,
+retries, rate limit). Without an endpoint they are unavailable and evaluation skips them with a message."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pipeline.config import LLMConfig
-from pipeline.errors import ComlqError
+from pipeline.errors import ComlqError, ServiceUnavailable
 from pipeline.progress import Progress
 from pipeline.resources import read_prompt
 from retrieval.base import RetrieverUnavailable
@@ -30,8 +30,8 @@ class Chat:
         if not base_url and not os.environ.get(llm.api_key_env):
             raise RetrieverUnavailable(f"no LLM endpoint configured (set [llm] base_url or OPENAI_BASE_URL, "
                                        f"and ${llm.api_key_env} if the endpoint needs a key)")
-        from pipeline.llm.client import LLMClient
-        from pipeline.llm.ledger import Ledger
+        from pipeline.services.ledger import Ledger
+        from pipeline.services.openai_client import LLMClient
 
         config = dataclasses.replace(llm, base_url=base_url, response_format="text", temperature=0.0)
         self.model = llm.model
@@ -40,12 +40,13 @@ class Chat:
         self._client = LLMClient(config, cache_dir, self.ledger)
 
     def complete(self, prompt: str) -> str:
-        from pipeline.llm.client import CallError
+        from pipeline.services.openai_client import CallError
 
         try:
             reply = self._client.complete([{"role": "user", "content": prompt}])
         except CallError as exc:
-            raise ComlqError(f"LLM endpoint {self._client.endpoint}: {exc.detail}") from None
+            failure = ServiceUnavailable if exc.transient else ComlqError
+            raise failure(f"LLM endpoint {self._client.endpoint}: {exc.detail}") from None
         return (reply.text or "").strip()
 
     def complete_all(self, prompts: Sequence[str], desc: str) -> list[str]:

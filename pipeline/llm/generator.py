@@ -26,9 +26,7 @@ from pipeline.config import Config
 from pipeline.errors import ComlqError
 from pipeline.generator import BaseGenerator, GenerationResult
 from pipeline.llm.build import build_item
-from pipeline.llm.client import CallError, LLMClient
 from pipeline.llm.grouping import mention_graph, passage_groups, spread
-from pipeline.llm.ledger import Ledger
 from pipeline.llm.parse import parse_answer
 from pipeline.llm.prompts import fix_message, render
 from pipeline.logical_form import parse as parse_logical_form
@@ -37,6 +35,8 @@ from pipeline.querytypes import TYPE_NAMES, get_type
 from pipeline.records import Item, Passage
 from pipeline.runfolder import RunFolder
 from pipeline.schemas import write_json
+from pipeline.services.ledger import Ledger
+from pipeline.services.openai_client import CallError, LLMClient
 
 Outcome = Item | dict[str, Any]  # an item, or a rejected record (schemas/rejected)
 

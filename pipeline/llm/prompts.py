@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from string import Template
-from typing import Sequence
 
 from pipeline.errors import ComlqError
 from pipeline.querytypes import NEGATION_TYPES, get_type
@@ -107,7 +107,7 @@ def render(type_name: str, passages: Sequence[Passage]) -> Prompt:
 
 
 def _passage_block(label: str, passage: Passage) -> str:
-    # The first line's shape is read back by the scripted test server (scripted_server.py).
+    # The first line's shape is read back by the scripted test server (tests/support/scripted_openai.py).
     return f"[{label}] id: {passage.id}\ntitle: {passage.title}\ntext: {passage.text}"
 
 

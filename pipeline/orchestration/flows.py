@@ -36,8 +36,9 @@ from prefect.tasks import exponential_backoff
 
 from pipeline import generate as generate_stage
 from pipeline import passages as passages_stage
-from pipeline.config import Config, EvaluateConfig, ExportConfig, GenerateConfig, LLMConfig, ReviewConfig, load_config
-from pipeline.errors import ComlqError
+from pipeline.config import (Config, EvaluateConfig, ExportConfig, GenerateConfig, LLMConfig, ReviewConfig,
+                             load_config)
+from pipeline.errors import ComlqError, ServiceUnavailable
 from pipeline.generator import GenerationResult, get_generator, note_shortfalls
 from pipeline.orchestration import markers
 from pipeline.passages import load_passages
@@ -54,9 +55,12 @@ log = logging.getLogger(__name__)
 
 
 def not_user_error(task: Any, task_run: Any, state: State) -> bool:
-    """Retry network failures; a ComlqError (bad input, or a service the stage gave up on) stays failed."""
+    """Retry a service failure (ServiceUnavailable, or an unexpected exception such as a connection
+    reset); any other ComlqError is bad input or configuration, which a retry cannot fix."""
     try:
         state.result()
+    except ServiceUnavailable:
+        return True
     except ComlqError:
         return False
     except Exception:  # noqa: BLE001 - anything else (connection reset, timeout, 5xx) may heal

@@ -3,25 +3,30 @@
 start: a Prefect server on 127.0.0.1 (its home, database and logs in one folder), a process
 work pool, the deployments of flows.yaml, and a worker that runs them. stop: the worker first
 (so no flow run is left without its worker), then the server. Each process runs in its own
-session and is stopped by the pid recorded at start.
+session and is stopped by the pid file recorded at start (pipeline.services.process).
+
+flows.yaml is package data (pipeline/orchestration/flows.yaml links to the repository's top-level
+file; a wheel carries its content) and names the flows by module path, so an installed package
+serves them from any folder. Deployments run in the folder `serve start` was run from: relative
+run folders (runs/...) and configuration files are found there.
 """
 
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import ComlqError
 from pipeline.orchestration.settings import QUIET
+from pipeline.resources import package_data
 from pipeline.runfolder import RunFolder
+from pipeline.services.process import ManagedProcess
 
-ROOT = Path(__file__).resolve().parents[2]  # the repository: flows.yaml and the flows' code
 STARTUP_TIMEOUT = 180.0  # a fresh database migrates on first start; slow on small shared machines
 
 
@@ -30,8 +35,9 @@ class Service:
     home: Path = Path("work/prefect-server")
     port: int = 4200
     pool: str = "comlq"
-    flows_file: Path = ROOT / "flows.yaml"
+    flows_file: Path = field(default_factory=lambda: Path(str(package_data("pipeline", "orchestration/flows.yaml"))))
     host: str = "127.0.0.1"
+    workdir: Path = field(default_factory=Path.cwd)  # where the worker runs the deployed flows
 
     @property
     def api_url(self) -> str:
@@ -44,20 +50,13 @@ class Service:
                 # scheduled runs share one result store, so a nightly run reuses earlier chunks
                 "PREFECT_RESULTS_LOCAL_STORAGE_PATH": str(RunFolder(self.home.resolve()).prefect_results)}
 
-    def pid_file(self, name: str) -> Path:
-        return self.home / f"{name}.pid"
+    def process(self, name: str) -> ManagedProcess:
+        """The background process `name` (server | worker)."""
+        return ManagedProcess(self.home / f"{name}.pid", self.home / f"{name}.log")
 
     def pid(self, name: str) -> int | None:
-        """The recorded pid of `name` (server | worker) if that process is alive."""
-        path = self.pid_file(name)
-        if not path.is_file():
-            return None
-        pid = int(path.read_text().strip() or 0)
-        try:
-            os.kill(pid, 0)
-        except (ProcessLookupError, PermissionError):
-            return None
-        return pid
+        """The pid of `name` (server | worker) if it is alive."""
+        return self.process(name).pid()
 
     def healthy(self) -> bool:
         try:
@@ -90,11 +89,11 @@ class Service:
         deadline = time.monotonic() + STARTUP_TIMEOUT
         while not self.healthy():
             if self.pid("server") is None:
-                raise ComlqError(f"the Prefect server exited during startup; see {self.home / 'server.log'}")
+                raise ComlqError(f"the Prefect server exited during startup; see {self.process('server').log_file}")
             if time.monotonic() > deadline:
                 self._stop("server")
                 raise ComlqError(f"the Prefect server did not answer within {STARTUP_TIMEOUT:.0f} s; "
-                                 f"see {self.home / 'server.log'}")
+                                 f"see {self.process('server').log_file}")
             time.sleep(0.5)
         return f"server at {self.api_url} (pid {pid}; UI http://{self.host}:{self.port})"
 
@@ -105,14 +104,10 @@ class Service:
         return f"worker on pool {self.pool!r} (pid {pid})"
 
     def _spawn(self, name: str, args: list[str]) -> int:
-        log = (self.home / f"{name}.log").open("ab")
-        process = subprocess.Popen([*prefect_command(), *args], cwd=ROOT, env=self.env(), stdout=log,
-                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
-        self.pid_file(name).write_text(str(process.pid))
-        return process.pid
+        return self.process(name).spawn([*prefect_command(), *args], env=self.env(), cwd=self.workdir).pid
 
     def _prefect(self, *args: str) -> None:
-        result = subprocess.run([*prefect_command(), *args], cwd=ROOT, env=self.env(), capture_output=True,
+        result = subprocess.run([*prefect_command(), *args], cwd=self.workdir, env=self.env(), capture_output=True,
                                 text=True, stdin=subprocess.DEVNULL)
         if result.returncode != 0:
             tail = (result.stdout + result.stderr).strip().splitlines()[-5:]
@@ -124,41 +119,18 @@ class Service:
         return [self._stop("worker"), self._stop("server")]  # worker first
 
     def _stop(self, name: str, grace: float = 30.0) -> str:
-        pid = self.pid(name)
-        self.pid_file(name).unlink(missing_ok=True)
-        if pid is None:
+        stopped = self.process(name).stop(grace)
+        if stopped is None:
             return f"{name}: not running"
-        try:
-            os.killpg(pid, signal.SIGTERM)  # its own session: the process and its children
-            deadline = time.monotonic() + grace
-            while _alive(pid) and time.monotonic() < deadline:
-                time.sleep(0.2)
-            if _alive(pid):
-                os.killpg(pid, signal.SIGKILL)
-                return f"{name}: killed (pid {pid}; did not stop within {grace:.0f} s)"
-        except ProcessLookupError:  # it exited between the check and the signal
-            pass
-        return f"{name}: stopped (pid {pid})"
+        if stopped.killed:
+            return f"{name}: killed (pid {stopped.pid}; did not stop within {grace:.0f} s)"
+        return f"{name}: stopped (pid {stopped.pid})"
 
     def status(self) -> list[str]:
         server, worker = self.pid("server"), self.pid("worker")
         health = "healthy" if self.healthy() else "not answering"
         return [f"server: {'pid ' + str(server) if server else 'not running'} at {self.api_url} ({health})",
                 f"worker: {'pid ' + str(worker) if worker else 'not running'} (pool {self.pool!r})"]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        waited, _ = os.waitpid(pid, os.WNOHANG)  # reap it if it is our child
-        if waited == pid:
-            return False
-    except ChildProcessError:
-        pass
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def prefect_command() -> list[str]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pipeline.llm.scripted_server import Script, ScriptedServer
+from tests.support.scripted_openai import Script, ScriptedServer
 
 
 def test_llm_chunks_are_cached_across_runs(line: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -47,7 +47,8 @@ def imports(path: Path, name: str, known: set[str]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                kept = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(kept + ([base] if base else []))
             targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
         else:
             continue
@@ -113,3 +114,22 @@ def test_no_run_path_spelled_outside_the_contract() -> None:
                     "review", "export", "report", "chunks", "qrels", "violations"}:  # also stage names
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
     assert offenders == []
+
+
+# Evaluation shares services (pipeline.services: the OpenAI client and its ledger) with the
+# generators but must not depend on a generator: it evaluates any benchmark, however built.
+RETRIEVAL_MUST_NOT_IMPORT = ("pipeline.llm", "pipeline.kg")
+
+
+def forbidden_imports(graph: nx.DiGraph, source: str, forbidden: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [(a, b) for a, b in graph.edges
+            if (a == source or a.startswith(source + ".")) and any(b == f or b.startswith(f + ".") for f in forbidden)]
+
+
+def test_retrieval_imports_no_generator(graph: nx.DiGraph) -> None:
+    assert forbidden_imports(graph, "retrieval", RETRIEVAL_MUST_NOT_IMPORT) == []
+
+
+def test_the_generator_check_sees_a_generator_import() -> None:
+    g = nx.DiGraph([("retrieval.llm", "pipeline.llm.client"), ("retrieval.rewrite", "pipeline.services.ledger")])
+    assert forbidden_imports(g, "retrieval", RETRIEVAL_MUST_NOT_IMPORT) == [("retrieval.llm", "pipeline.llm.client")]

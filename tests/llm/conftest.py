@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.config import Config
-from pipeline.llm.scripted_server import Script, ScriptedServer
 from pipeline.passages import load_passages
+from tests.support.scripted_openai import Script, ScriptedServer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PASSAGES = FIXTURES / "passages.jsonl"

@@ -8,9 +8,10 @@ import pytest
 
 from pipeline.errors import ComlqError
 from pipeline.generate import generate
+from pipeline.generator import SHORTFALL
 from pipeline.llm.generator import generate_llm
-from pipeline.llm.scripted_server import Script
 from pipeline.schemas import read_json, read_jsonl
+from tests.support.scripted_openai import Script
 
 # One behaviour per query type, so that concurrency cannot mix them up.
 MATRIX = {
@@ -43,9 +44,12 @@ def test_good_accepted_bad_retried_then_rejected_with_reasons(server, make_confi
     generate(config, passages_path, tmp_path, tuple(MATRIX))
 
     items = {i["type"]: i for i in read_jsonl(tmp_path / "items.jsonl", "item")}
-    rejected = {r["type"]: r for r in read_jsonl(tmp_path / "rejected.jsonl", "rejected")}
+    records = list(read_jsonl(tmp_path / "rejected.jsonl", "rejected"))
+    rejected = {r["type"]: r for r in records if r["reason"] != SHORTFALL}
     assert set(items) | set(rejected) == set(MATRIX)  # nothing lost
     assert set(items) & set(rejected) == set()
+    # kept but failing the check is not usable: said out loud as a shortfall
+    assert {r["type"] for r in records if r["reason"] == SHORTFALL} == set(rejected) | {"ip", "2in"}
 
     for ok_type in ("1p", "2p", "3i", "2u", "up", "3in"):
         assert items[ok_type]["check"] == {"ok": True, "reasons": []}, ok_type
@@ -193,13 +197,13 @@ def test_bad_settings_are_one_clear_error(make_config, tmp_path, passages, setti
 
 def test_other_bad_requests_reject_the_prompt_without_dropping_json_mode(server, make_config, tmp_path, passages,
                                                                           monkeypatch):
-    from pipeline.llm import scripted_server
+    from tests.support.scripted_openai import _error
 
     real_respond = server.respond
 
     def respond(body):  # a context-length style 400 for 2i prompts only
         if "Query type: 2i," in body["messages"][1]["content"]:
-            return 400, scripted_server._error("maximum context length exceeded", "invalid_request_error"), {}
+            return 400, _error("maximum context length exceeded", "invalid_request_error"), {}
         return real_respond(body)
 
     monkeypatch.setattr(server, "respond", respond)

@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from pipeline.llm.scripted_server import Script
 from pipeline.schemas import read_json, read_jsonl
+from tests.support.scripted_openai import Script
 
 COMLQ = Path(sys.executable).with_name("comlq")
 TYPES = "1p,2in,up"

@@ -1,4 +1,4 @@
-"""The scripted server started by hand (`python -m pipeline.llm.scripted_server`) speaks the
+"""The scripted server started by hand (`python -m tests.support.scripted_openai`) speaks the
 OpenAI chat-completions protocol to the real SDK and says its answers are scripted."""
 
 from __future__ import annotations
@@ -7,16 +7,19 @@ import json
 import subprocess
 import sys
 import urllib.request
+from pathlib import Path
 
 import openai
 
 from pipeline.llm.parse import parse_answer
 from pipeline.llm.prompts import render
 
+ROOT = Path(__file__).resolve().parents[2]  # `-m tests.support...` runs from the repository root
+
 
 def test_started_by_hand_it_answers_the_sdk(passages):
-    proc = subprocess.Popen([sys.executable, "-m", "pipeline.llm.scripted_server", "--port", "0",
-                             "--rule", "Query type: 3p,=broken"], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "tests.support.scripted_openai", "--port", "0",
+                             "--rule", "Query type: 3p,=broken"], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         banner = proc.stdout.readline()
         assert "scripted answers, not model output" in banner

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.cli import main
-from pipeline.llm.scripted_server import Script
 from pipeline.schemas import read_json, read_jsonl
+from tests.support.scripted_openai import Script
 
 # 1p answers well; 3p never sends valid JSON; ip answers with the wrong graph (kept, check failed)
 RULES = (("Query type: 1p,", ("good",)), ("Query type: 3p,", ("broken",)), ("Query type: ip,", ("wrong_type",)))

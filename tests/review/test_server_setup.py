@@ -5,8 +5,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
 
@@ -14,6 +12,7 @@ from annotation import server
 from pipeline.cli import main
 from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
+from pipeline.services.process import ManagedProcess
 
 
 def _free_port() -> int:
@@ -43,7 +42,8 @@ def test_the_server_environment_is_offline_and_drops_login_variables(config, mon
     stored = server.Server.from_config(config).data_dir / "admin-password"
     assert env["LABEL_STUDIO_PASSWORD"] == stored.read_text().strip()
     assert stored.stat().st_mode & 0o077 == 0
-    assert server.server_env(config, server.Server.from_config(config))["LABEL_STUDIO_PASSWORD"] == env["LABEL_STUDIO_PASSWORD"]
+    again = server.server_env(config, server.Server.from_config(config))
+    assert again["LABEL_STUDIO_PASSWORD"] == env["LABEL_STUDIO_PASSWORD"]
 
 
 def test_a_missing_token_is_a_clear_error(config, monkeypatch):
@@ -75,19 +75,15 @@ def test_push_to_no_server_is_one_line(config, tmp_path, capsys, make_run):
 
 @pytest.fixture()
 def booting_server(config, monkeypatch):
-    """A live process whose command line names label-studio, recorded in the pid file like ours,
-    that never answers /health (config's port is free); starting a second server fails the test."""
-    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "label-studio"])
-    while b"label-studio" not in Path(f"/proc/{process.pid}/cmdline").read_bytes():  # just after exec it can be empty
-        time.sleep(0.01)
-    data_dir = server.Server.from_config(config).data_dir
-    data_dir.mkdir(parents=True)
-    (data_dir / "server.pid").write_text(f"{process.pid}\n")
+    """A live process recorded in the pid file like our server, that never answers /health
+    (config's port is free); starting a second server fails the test."""
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    server.Server.from_config(config).process.record(process.pid)
 
     def no_second_server(*args, **kwargs):
         raise AssertionError("start() launched a second Label Studio")
 
-    monkeypatch.setattr(server.subprocess, "Popen", no_second_server)
+    monkeypatch.setattr(ManagedProcess, "spawn", no_second_server)
     monkeypatch.setattr(server.time, "sleep", lambda _: None)
     try:
         yield process.pid
@@ -97,11 +93,10 @@ def booting_server(config, monkeypatch):
 
 
 def test_start_never_launches_a_second_server_next_to_an_unhealthy_one(config, booting_server):
-    pid_file = server.Server.from_config(config).pid_file
     with pytest.raises(ComlqError, match=rf"Label Studio \(pid {booting_server}\) is running but not healthy; "
                                          rf"see .*server\.log$"):
         server.start(config, timeout=0.2, log=lambda _: None)
-    assert pid_file.read_text() == f"{booting_server}\n"  # kept: the server is still ours to stop
+    assert server.Server.from_config(config).pid() == booting_server  # kept: the server is still ours to stop
 
 
 def test_start_waits_for_a_server_that_is_still_booting(config, booting_server, monkeypatch):

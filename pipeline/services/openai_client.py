@@ -1,4 +1,5 @@
-"""Chat completions through the `openai` SDK, with an on-disk cache, a rate limit and a ledger.
+"""Chat completions through the `openai` SDK, with an on-disk cache, a rate limit and a ledger;
+used by the LLM generator (pipeline/llm) and the LLM-backed retrievers (retrieval/llm.py).
 
 Works with any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp server): the
 endpoint is `config.llm.base_url` (default $OPENAI_BASE_URL, else OpenAI) and the key is read
@@ -9,6 +10,10 @@ errors are the SDK's own (`max_retries`, honouring Retry-After); the timeout is 
 Every answered request is cached in one file named by the sha256 of (endpoint, model,
 messages, parameters), written atomically before the answer is used, so a re-run or a run
 killed halfway never pays for the same request twice.
+
+Failures: an endpoint that cannot be reached raises ServiceUnavailable (the flows retry it); one
+that refuses the request (key, permission, model) raises ComlqError; a request that fails after
+the SDK's retries (timeout, 429, 5xx, 400) raises CallError, which costs one prompt, not the run.
 """
 
 from __future__ import annotations
@@ -26,9 +31,9 @@ from typing import Any
 import openai
 
 from pipeline.config import LLMConfig
-from pipeline.errors import ComlqError
-from pipeline.llm.ledger import Ledger
+from pipeline.errors import ComlqError, ServiceUnavailable
 from pipeline.schemas import AtomicWriter, load_schema
+from pipeline.services.ledger import Ledger
 
 OPENAI_URL = "https://api.openai.com/v1"
 FORMATS = ("json_schema", "json_object", "text")  # strongest first; 'auto' walks down on HTTP 400
@@ -50,6 +55,11 @@ class CallError(Exception):
         super().__init__(detail)
         self.reason = reason  # rate_limited | server_error | timeout | bad_request | api_error
         self.detail = detail
+
+    @property
+    def transient(self) -> bool:
+        """The endpoint's own failure (timeout, 429, 5xx): a later attempt may succeed."""
+        return self.reason in ("rate_limited", "server_error", "timeout")
 
 
 class ResponseCache:
@@ -177,7 +187,7 @@ class LLMClient:
             raise CallError("timeout", f"no answer within {self.config.timeout} s "
                                        f"({self.config.max_retries} retries)") from None
         except openai.APIConnectionError as exc:
-            raise ComlqError(f"cannot reach the LLM endpoint {self.endpoint}: {exc}") from None
+            raise ServiceUnavailable(f"cannot reach the LLM endpoint {self.endpoint}: {exc}") from None
         except openai.APIStatusError as exc:
             reason = ("rate_limited" if exc.status_code == 429 else
                       "server_error" if exc.status_code >= 500 else "api_error")

@@ -1,9 +1,10 @@
-"""Client pieces that need no server: the rate limiter's spacing and the cache's keys."""
+"""Client pieces that need no server: the rate limiter's spacing, the cache's keys, the ledger's endpoint."""
 
 from __future__ import annotations
 
-from pipeline.llm import client as client_module
-from pipeline.llm.client import RateLimiter, ResponseCache
+from pipeline.services import openai_client as client_module
+from pipeline.services.ledger import Ledger
+from pipeline.services.openai_client import RateLimiter, ResponseCache
 
 
 def test_rate_limiter_spaces_request_starts(monkeypatch):
@@ -38,7 +39,5 @@ def test_cache_key_covers_every_request_field_and_ignores_order(tmp_path):
 
 
 def test_the_ledger_never_records_credentials_in_the_endpoint():
-    from pipeline.llm.ledger import Ledger
-
     assert Ledger("https://me:sk-secret@proxy.example:8443/v1?api-key=k", "m").endpoint == "https://proxy.example:8443/v1"
     assert Ledger("http://127.0.0.1:8000/v1", "m").endpoint == "http://127.0.0.1:8000/v1"

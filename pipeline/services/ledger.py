@@ -1,6 +1,7 @@
-"""The per-run ledger of LLM calls: what was paid for, what the cache saved, what failed.
+"""The ledger of LLM calls: what was paid for, what the cache saved, what failed.
 
-Written to `<out>/ledger.json` (schemas/llm_ledger.schema.json) and copied into stats.json.
+The LLM generator writes it to `<out>/ledger.json` (schemas/llm_ledger.schema.json) and copies it
+into stats.json; the LLM-backed retrievers report its counts.
 Thread-safe: every worker records into the same ledger.
 """
 

@@ -1,10 +1,11 @@
-"""A scripted OpenAI-compatible chat-completions server, for tests and for trying the wiring.
+"""A scripted OpenAI-compatible chat-completions server, for tests, benchmarks and trying the wiring.
 
 It returns SCRIPTED answers, not model output: a "good" answer is built mechanically from the
 prompt's query type and passage titles so that it passes the checks; the other replies are
-the failures a real endpoint produces. Run it by hand with
+the failures a real endpoint produces. It is test support, not part of the installed package;
+run it by hand from the repository root with
 
-    python -m pipeline.llm.scripted_server --port 8765 --latency 0.2
+    .venv/bin/python -m tests.support.scripted_openai --port 8765 --latency 0.2
 
 and point the generator at http://127.0.0.1:8765/v1 (any API key).
 
@@ -23,6 +24,8 @@ default. Replies:
   slow            `slow_seconds` of delay, then good
   hang            never answers (until the server stops)
   429, 500        that HTTP error, with a short Retry-After
+Independently of the replies, `drop_first` closes the connection of the first N requests without
+an answer (a server restarting): the SDK sees a connection error.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ class Script:
     hang_after: int | None = None  # answer this many requests, then hang every further one
     refuse_formats: tuple[str, ...] = ()  # response_format types answered with HTTP 400
     retry_after_ms: int = 1
+    drop_first: int = 0  # close the connection of the first N requests without answering
 
     def __post_init__(self) -> None:
         for replies in (self.default, *(r for _, r in self.rules)):
@@ -230,8 +234,8 @@ class ScriptedServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def respond(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
-        """(status, JSON body, extra headers) for one chat-completions request."""
+    def respond(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]] | None:
+        """(status, JSON body, extra headers) for one chat-completions request; None: hang up."""
         messages = body.get("messages") or []
         prompt = next((m.get("content") or "" for m in messages if m.get("role") == "user"), "")
         conversation = hashlib.sha256(prompt.encode("utf-8")).hexdigest()
@@ -245,11 +249,15 @@ class ScriptedServer:
             reply = replies[min(state.turns[conversation], len(replies) - 1)]
             state.turns[conversation] += 1
             fmt = (body.get("response_format") or {}).get("type")
-            if fmt in script.refuse_formats:
+            if state.requests <= script.drop_first:
+                reply = "drop"
+            elif fmt in script.refuse_formats:
                 reply = "refuse_format"
             elif script.hang_after is not None and len(state.answered) >= script.hang_after:
                 reply = "hang"
             state.replies[reply] += 1
+        if reply == "drop":
+            return None
         if reply == "hang":
             release.wait()
             return self._finish(503, _error("scripted hang released", "server_error"), {}, None)
@@ -321,15 +329,18 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send(404, _error(f"no route {self.path}", "not_found"))
             return
-        status, payload, headers = server.respond(body)
-        self._send(status, payload, headers)
+        answer = server.respond(body)
+        if answer is None:
+            self.close_connection = True  # no response at all: the client sees the connection drop
+            return
+        self._send(*answer)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet by default
         pass
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m pipeline.llm.scripted_server",
+    parser = argparse.ArgumentParser(prog="python -m tests.support.scripted_openai",
                                      description="Scripted OpenAI-compatible server: "
                                                  "scripted answers, NOT model output.")
     parser.add_argument("--host", default="127.0.0.1")
