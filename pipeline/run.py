@@ -30,6 +30,7 @@ class RunResult:
     message: str = ""
     written: dict[str, Path] = field(default_factory=dict)  # what -> path
     counts: dict[str, dict[str, Any]] = field(default_factory=dict)  # stage -> counts
+    config: str | None = None  # the configuration file the run used
 
     def describe(self) -> str:
         lines = [f"run folder: {self.out} ({self.state})",
@@ -39,6 +40,10 @@ class RunResult:
             lines.append(f"  {stage}: " + ", ".join(f"{k} {v}" for k, v in shown.items()))
         if self.state != "Completed":
             lines.append(self.message)
+        if self.state == "AwaitingReview":
+            from pipeline.orchestration.review_runs import collect_command
+
+            lines.append(f"next: {collect_command(self.out, self.config)}")
         return "\n".join(lines)
 
 
@@ -55,4 +60,4 @@ def run(out: str | Path, config: str | None = None, *, review: bool = False, tas
                             dask_address=dask_address, return_state=True, **overrides)
     counts = state.result()  # re-raises the stage's error (a ComlqError prints as one line)
     written = {what: out / name for what, name in OUTPUTS.items() if (out / name).exists()}
-    return RunResult(out, state.name or "Completed", state.message or "", written, counts)
+    return RunResult(out, state.name or "Completed", state.message or "", written, counts, config)
