@@ -76,6 +76,7 @@ def _annotators(args: argparse.Namespace) -> None:
 def _push(args: argparse.Namespace) -> None:
     from annotation.push import push, review_items
     from pipeline.orchestration.pool import pooled_candidates
+    from pipeline.orchestration.review_runs import collect_command, record_push
     from pipeline.passages import load_passages
     from pipeline.runfolder import RunFolder
 
@@ -83,7 +84,12 @@ def _push(args: argparse.Namespace) -> None:
     run = RunFolder(args.dir)
     items, _ = review_items(run.root, config.review)
     pool = pooled_candidates(items, load_passages(args.passages or run.passages), config)
-    print(push(run.root, config.review, args.passages, args.predictions, pool).describe())
+    result = push(run.root, config.review, args.passages, args.predictions, pool)
+    record_push(run.root, args.config, config.review, {"project": result.project_id, "created": result.created,
+                                                        "existing": result.existing, "pooled passages": result.pooled})
+    print(result.describe())
+    print(f"next: annotators log in at {config.review.url.rstrip('/')}/user/login/ and click Label All Tasks; "
+          f"`comlq review status {run.root}` shows progress; `{collect_command(run.root, args.config)}` finishes the run")
 
 
 def _pull(args: argparse.Namespace) -> None:

@@ -293,15 +293,14 @@ def push_review_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
     """RUN/items.jsonl -> Label Studio tasks (3 annotations each), with pooled candidates;
     idempotent on the server too. Records the run for the scheduled collect."""
     cfg = run_config(config)
-    run = RunFolder(run_dir)
-    stage_key = markers.key(cfg.review, markers.digest(run.items))
 
     def work() -> dict[str, Any]:
         counts = push_task(run_dir, cfg.review, pool_task(run_dir, cfg))
         review_runs.register(run_dir, config, cfg.review.registry)
         return counts
 
-    return once(run_dir, "review-push", stage_key, [], work)  # its output: the server
+    stage_key = review_runs.push_key(run_dir, cfg.review)
+    return once(run_dir, review_runs.PUSH_STAGE, stage_key, [], work)  # its output: the server
 
 
 def collected(run_dir: str | Path) -> bool:

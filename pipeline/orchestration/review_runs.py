@@ -12,6 +12,7 @@ under a lock, since a push and a collect may touch it at the same time.
 from __future__ import annotations
 
 import fcntl
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -19,9 +20,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
-from pipeline.runfolder import review_registry
+from pipeline.orchestration import markers
+from pipeline.runfolder import RunFolder, review_registry
 from pipeline.schemas import read_json, write_json
+
+PUSH_STAGE = "review-push"
 
 
 @dataclass(frozen=True)
@@ -73,11 +78,25 @@ def load(path: Path) -> list[ReviewRun]:
 
 
 def register(run_dir: str | Path, config: str | Path | None, registry: str | None = None) -> ReviewRun:
-    """Record a pushed run (again: its collected mark is cleared, a new push needs new votes)."""
+    """Record a pushed run (again: its collected mark is cleared, a new push needs new votes)
+    with its configuration file (given, or $COMLQ_CONFIG, as load_config reads it)."""
+    config = config or os.environ.get("COMLQ_CONFIG")
     entry = ReviewRun(str(Path(run_dir).absolute()), str(Path(config).absolute()) if config else None, _now())
     with _locked(review_registry(registry)) as runs:
         runs[:] = [r for r in runs if r.run != entry.run] + [entry]
     return entry
+
+
+def push_key(run_dir: str | Path, review: ReviewConfig) -> str:
+    """The done-marker key of a push: its settings and the items pushed."""
+    return markers.key(review, markers.digest(RunFolder(run_dir).items))
+
+
+def record_push(run_dir: str | Path, config: str | Path | None, review: ReviewConfig, counts: dict[str, Any]) -> None:
+    """After a push by hand (`comlq review push`): what the push-review flow leaves, so that
+    `comlq review collect` and the scheduled collect take the run over."""
+    markers.mark(run_dir, PUSH_STAGE, push_key(run_dir, review), counts)
+    register(run_dir, config, review.registry)
 
 
 def mark_collected(run_dir: str | Path, registry: str | None = None) -> None:
