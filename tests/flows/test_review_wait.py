@@ -23,9 +23,11 @@ class FakeLabelStudio:
         self.tasks: dict[str, int] = {}  # item id -> task id
         self.annotated: set[str] = set()
         self.pushes = self.pulls = 0
+        self.pool: Any = None
 
-    def push(self, run_dir: str | Path, config: Any) -> PushResult:
+    def push(self, run_dir: str | Path, config: Any, pool: Any = None) -> PushResult:
         self.pushes += 1
+        self.pool = pool
         items = [json.loads(line)["id"] for line in (Path(run_dir) / "items.jsonl").read_text().splitlines()]
         new = [item for item in items if item not in self.tasks]
         self.tasks.update({item: len(self.tasks) + 1 for item in new})
@@ -57,7 +59,11 @@ def test_the_parent_flow_waits_for_review_and_collect_continues_once(
     items = len((run_dir / "items.jsonl").read_text().splitlines())
     assert len(studio.tasks) == items
     assert "waiting for review in Label Studio project 7" in state.message and f"{items} tasks" in state.message
+    assert f"comlq review collect {run_dir} --config {small_config}" in state.message
     assert calls["export"] == 0 and not (run_dir / "export").exists()
+    # pooled judging: the push got each item's top passages of BM25 and dense, none of its own
+    assert studio.pool.retrievers == ("bm25", "dense") and set(studio.pool.candidates) == set(studio.tasks)
+    assert all(len(candidates) >= 5 for candidates in studio.pool.candidates.values())
 
     # votes still missing: the collect flow waits too
     state = collect_review_flow(runs_root=str(tmp_path / "runs"), config=str(small_config), return_state=True)
