@@ -8,15 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from annotation.client import connect, ensure_project, service_errors, task_ids_by_item
+from annotation.results import structure_region
+from annotation.tasks import LAYOUT_VERSION, layout_regions, task_data
 from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
 from pipeline.passages import load_passages
 from pipeline.runfolder import RunFolder
 from pipeline.schemas import read_jsonl, write_jsonl
-
-from annotation.client import connect, ensure_project, service_errors, task_ids_by_item
-from annotation.results import structure_region
-from annotation.tasks import LAYOUT_VERSION, layout_regions, task_data
 
 
 @dataclass(frozen=True)
@@ -36,6 +35,9 @@ class PushResult:
 def review_items(run_dir: Path, config: ReviewConfig) -> tuple[list[dict[str, Any]], int]:
     """The items sent to review (check.ok unless include_failed_checks) and how many were left out."""
     path = RunFolder(run_dir).items
+    if not path.is_file():
+        raise ComlqError(f"{run_dir}: not a run folder (no items.jsonl); give the folder `comlq run` or "
+                         "`comlq generate` wrote")
     items = list(read_jsonl(path, "item"))
     counts = Counter(i["id"] for i in items)
     repeated = next((item_id for item_id, n in counts.items() if n > 1), None)

@@ -74,6 +74,7 @@ def _annotators(args: argparse.Namespace) -> None:
 
 
 def _push(args: argparse.Namespace) -> None:
+    from annotation.client import connect
     from annotation.push import push, review_items
     from pipeline.orchestration.pool import pooled_candidates
     from pipeline.orchestration.review_runs import collect_command, record_push
@@ -83,13 +84,15 @@ def _push(args: argparse.Namespace) -> None:
     config = config_of(args)
     run = RunFolder(args.dir)
     items, _ = review_items(run.root, config.review)
+    connect(config.review)  # an unreachable server or a wrong token fails now, before the pooling's work
     pool = pooled_candidates(items, load_passages(args.passages or run.passages), config)
     result = push(run.root, config.review, args.passages, args.predictions, pool)
     record_push(run.root, args.config, config.review, {"project": result.project_id, "created": result.created,
                                                         "existing": result.existing, "pooled passages": result.pooled})
     print(result.describe())
     print(f"next: annotators log in at {config.review.url.rstrip('/')}/user/login/ and click Label All Tasks; "
-          f"`comlq review status {run.root}` shows progress; `{collect_command(run.root, args.config)}` finishes the run")
+          f"`comlq review status {run.root}` shows progress; "
+          f"`{collect_command(run.root, args.config)}` finishes the run")
 
 
 def _pull(args: argparse.Namespace) -> None:
@@ -109,12 +112,11 @@ def _status(args: argparse.Namespace) -> None:
 
 
 def _collect(args: argparse.Namespace) -> int:
+    from annotation.push import review_items
     from pipeline.runfolder import RunFolder
 
     run = RunFolder(args.dir)
-    if not run.items.is_file():
-        raise ComlqError(f"{run.root}: not a run folder (no items.jsonl); give the folder `comlq run --review` made")
-    config_of(args)  # a bad configuration file fails here, before Prefect starts
+    review_items(run.root, config_of(args).review)  # a wrong folder or configuration fails here, before Prefect starts
     from pipeline.orchestration import settings
 
     settings.configure(run.root, args.verbose)  # the run's own Prefect home, as `comlq run` uses

@@ -43,7 +43,8 @@ def test_the_server_environment_is_offline_and_drops_login_variables(config, mon
     stored = server.Server.from_config(config).data_dir / "admin-password"
     assert env["LABEL_STUDIO_PASSWORD"] == stored.read_text().strip()
     assert stored.stat().st_mode & 0o077 == 0
-    assert server.server_env(config, server.Server.from_config(config))["LABEL_STUDIO_PASSWORD"] == env["LABEL_STUDIO_PASSWORD"]
+    again = server.server_env(config, server.Server.from_config(config))
+    assert again["LABEL_STUDIO_PASSWORD"] == env["LABEL_STUDIO_PASSWORD"]
 
 
 def test_a_missing_token_is_a_clear_error(config, monkeypatch):
@@ -110,3 +111,24 @@ def test_start_waits_for_a_server_that_is_still_booting(config, booting_server, 
     monkeypatch.setattr(server, "_check_token", lambda config, srv: None)  # no server to ask
     assert server.start(config, timeout=60.0, log=lambda _: None) == booting_server
     assert next(answers, "polled until healthy") == "polled until healthy"
+
+
+@pytest.mark.parametrize("verb", ["push", "pull", "status", "collect"])
+def test_a_folder_that_is_no_run_is_one_line(verb, tmp_path, capsys):
+    assert main(["review", verb, str(tmp_path / "nowhere")]) == 2
+    assert capsys.readouterr().err == (f"comlq: error: {tmp_path / 'nowhere'}: not a run folder (no items.jsonl); "
+                                       "give the folder `comlq run` or `comlq generate` wrote\n")
+
+
+@pytest.mark.parametrize("verb", [["status"], ["pull"], ["collect"], ["annotators", "list"]])
+def test_no_server_is_one_line_for_every_verb(verb, config, tmp_path, capsys, make_run):
+    toml = tmp_path / "c.toml"
+    toml.write_text(f'[review]\nurl = "{config.url}"\ntoken_env = "{config.token_env}"\n')
+    run = [] if verb[0] == "annotators" else [str(make_run(tmp_path / "run"))]
+    if verb == ["collect"]:  # collect needs a pushed run
+        from pipeline.orchestration.review_runs import record_push
+
+        record_push(run[0], str(toml), config, {})
+    assert main(["review", *verb, *run, "--config", str(toml)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (f"comlq: error: Label Studio is not reachable at {config.url} "
+                                                        "(start it with `comlq review server start`)")
