@@ -25,9 +25,8 @@ import krippendorff
 import numpy as np
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from pipeline.records import REVIEW_QUESTIONS, ReviewVote
-
 from annotation.vote import counted_votes
+from pipeline.records import REVIEW_QUESTIONS, ReviewVote
 
 QUESTIONS = {**{q: "nominal" for q in REVIEW_QUESTIONS}, "relevance": "ordinal"}
 CODES = {"no": 0, "yes": 1, "unsure": 2}

@@ -13,12 +13,11 @@ import httpx
 from label_studio_sdk import LabelStudio
 from label_studio_sdk.core.api_error import ApiError
 
+from annotation.server import api_token, token_rejected
+from annotation.tasks import LAYOUT_VERSION
 from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
 from pipeline.resources import package_data
-
-from annotation.server import api_token, token_rejected
-from annotation.tasks import LAYOUT_VERSION
 
 TIMEOUT = 300.0  # seconds; a 5,000-task import or export is one request
 

@@ -7,17 +7,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.config import ReviewConfig
-from pipeline.errors import ComlqError
-from pipeline.records import ReviewVote
-from pipeline.runfolder import RunFolder
-from pipeline.schemas import write_json, write_jsonl
-
 from annotation.agreement import agreement
 from annotation.client import connect, export_tasks, find_project, service_errors, user_emails
 from annotation.push import review_items
 from annotation.results import read_vote
 from annotation.vote import decide
+from pipeline.config import ReviewConfig
+from pipeline.errors import ComlqError
+from pipeline.records import ReviewVote
+from pipeline.runfolder import RunFolder
+from pipeline.schemas import write_json, write_jsonl
 
 
 @dataclass(frozen=True)

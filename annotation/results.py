@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.records import ReviewVote
-
 from annotation.tasks import GRADE_CONTROL, PASSAGES_OBJECT, UNGRADED, layout_regions
+from pipeline.records import ReviewVote
 
 # vote field -> (control name, object it labels); evidence_0 exists only on multi-passage tasks
 CONTROLS = {

@@ -7,11 +7,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.config import ReviewConfig
-from pipeline.querytypes import TYPE_NAMES
-
 from annotation.pull import decide_all, fetch, task_votes
 from annotation.push import review_items
+from pipeline.config import ReviewConfig
+from pipeline.querytypes import TYPE_NAMES
 
 STATUSES = ("accepted", "rejected", "pending")
 

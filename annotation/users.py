@@ -16,11 +16,10 @@ from dataclasses import dataclass
 
 import httpx
 
+from annotation.client import service_errors
+from annotation.server import DB_NAME, VENV_ENV, Server, api_token, server_env, venv_path
 from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
-
-from annotation.client import service_errors
-from annotation.server import DB_NAME, Server, api_token, server_env, venv_path
 
 
 def _form_post(session: httpx.Client, path: str, data: dict[str, str]) -> httpx.Response:
@@ -107,6 +106,9 @@ def reset_password(config: ReviewConfig, email: str, password: str | None = None
                          "run it on the machine that runs the server, with its review.data_dir")
     password = password or secrets.token_urlsafe(12)
     exe = venv_path() / "bin" / "label-studio"
+    if not exe.is_file():
+        raise ComlqError(f"reset-password runs the server's own `label-studio` command, and {exe} is not there: "
+                         f"run it where `comlq review server start` ran (the repository root), or set ${VENV_ENV}")
     # no terminal (a new session): the command's password prompt reads stdin, so the password is not in ps
     done = subprocess.run([str(exe), "reset_password", "--username", email, "--data-dir", str(local.data_dir)],
                           input=password + "\n", capture_output=True, text=True, env=server_env(config, local),

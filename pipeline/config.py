@@ -67,7 +67,8 @@ class ReviewConfig:
     predictions: bool = False  # pre-fill the structure answer with the automatic check (annotators see it: not blind)
     pool_k: int = 5  # pooled judging: each retriever's top-k passages per item shown as "other candidates" (0: off)
     pool_retrievers: tuple[str, ...] = ("bm25", "dense")  # two or more retrievers ([evaluate] model etc. apply)
-    registry: str | None = None  # runs waiting for review, for the scheduled collect (default: $COMLQ_HOME/review-runs.jsonl)
+    # runs waiting for review, for the scheduled collect (default: $COMLQ_HOME/review-runs.json)
+    registry: str | None = None
     secret_block: str = "comlq-label-studio-token"  # Prefect Secret block `serve start` keeps the API token in
 
 

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -37,8 +37,7 @@ from tqdm import tqdm
 
 from pipeline import generate as generate_stage
 from pipeline import passages as passages_stage
-from pipeline.config import (Config, EvaluateConfig, ExportConfig, GenerateConfig, LLMConfig, ReviewConfig,
-                             load_config)
+from pipeline.config import Config, EvaluateConfig, ExportConfig, GenerateConfig, LLMConfig, ReviewConfig, load_config
 from pipeline.errors import ComlqError
 from pipeline.generator import GenerationResult, get_generator
 from pipeline.orchestration import markers, review_runs
@@ -339,7 +338,7 @@ def collect_run(run: str, config: str | None, deadline_hours: float, evaluate: b
     statuses = pull_task(run, cfg.review)
     pending = statuses.get("pending", 0)
     since = datetime.fromisoformat(pushed["finished"])
-    left = timedelta(hours=deadline_hours) - (datetime.now(timezone.utc) - since)
+    left = timedelta(hours=deadline_hours) - (datetime.now(UTC) - since)
     counts_artifact("review", {**statuses, "overdue": left <= timedelta(0)}, skipped=False)
     if pending and left > timedelta(0):
         return f"{run} ({pending} pending, deadline in {left.total_seconds() / 3600:.1f} h)"
@@ -401,7 +400,8 @@ def collect_review_flow(run_dir: str | None = None, runs_root: str = "runs", con
     if problems:
         create_markdown_artifact("## Runs that could not be collected\n\n" + "\n".join(f"- {p}" for p in problems),
                                  key="comlq-review-problems", description="runs collect-review could not reach")
-        return Failed(message=f"{message}; could not collect: {'; '.join(problems)}", data=data | {"problems": problems})
+        return Failed(message=f"{message}; could not collect: {'; '.join(problems)}",
+                      data=data | {"problems": problems})
     if waiting:
         return Completed(name=AWAITING_REVIEW, message=message, data=data)
     return Completed(message=message, data=data)
@@ -521,7 +521,7 @@ def evaluate_flow(run_dir: str = "latest", config: str | None = None, runs_root:
 
 def expand_run_dir(run_dir: str) -> str:
     """`{date}` in a run folder name becomes today's UTC date (one folder per nightly run)."""
-    return run_dir.format(date=datetime.now(timezone.utc).strftime("%Y-%m-%d"))
+    return run_dir.format(date=datetime.now(UTC).strftime("%Y-%m-%d"))
 
 
 @flow(name="build-benchmark")

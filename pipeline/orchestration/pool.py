@@ -13,11 +13,10 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from annotation.push import Pool
 from pipeline.config import Config
 from pipeline.errors import ComlqError
 from pipeline.records import Passage
-
-from annotation.push import Pool
 
 log = logging.getLogger(__name__)
 

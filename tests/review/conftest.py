@@ -27,8 +27,8 @@ from annotation.client import connect, export_tasks, find_project
 from annotation.results import regions
 from annotation.users import add_annotator, user_token
 from pipeline.config import ReviewConfig
-from pipeline.records import ReviewVote
 from pipeline.orchestration.settings import EPHEMERAL_STARTUP_TIMEOUT_SECONDS, configure
+from pipeline.records import ReviewVote
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"

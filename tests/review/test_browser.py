@@ -44,7 +44,8 @@ def plan(data: dict[str, Any], annotator: int) -> dict[str, Any]:
     grades = {}
     for passage in data["passages"]:
         if passage["group"] == "evidence":
-            grades[passage["id"]] = 0 if passage["id"] == "p7" and item == "r-2i-2" else 2 if item in ("r-1p-1", "r-2in-1", "r-2i-2") else 1
+            alone = item in ("r-1p-1", "r-2in-1", "r-2i-2")
+            grades[passage["id"]] = 0 if passage["id"] == "p7" and item == "r-2i-2" else 2 if alone else 1
         else:
             grades[passage["id"]] = 2 if passage["id"] == "p10" else 0
     comment = COMMENT if item == "r-2in-1" and annotator == 0 else None

@@ -50,7 +50,8 @@ project_title = "{review.project_title}"
 def votes(items: list[dict[str, Any]], rejected: str, annotators: tuple[str, ...]) -> dict[str, list[dict[str, Any]]]:
     """Every evidence passage relevant (the rest left ungraded), the evidence spread, the answers
     right; the answers of `rejected` wrong for two of three."""
-    return {item["id"]: [{"annotator": who, "structure_ok": True, "evidence_spread": True if item["n_passages"] > 1 else None,
+    return {item["id"]: [{"annotator": who, "structure_ok": True,
+                          "evidence_spread": True if item["n_passages"] > 1 else None,
                           "answers_correct": not (item["id"] == rejected and who != ANNOTATORS[0]),
                           "answers_complete": True, "trivial": False,
                           "relevance": {e["passage_id"]: 2 for e in item["evidence"]}} for who in annotators]

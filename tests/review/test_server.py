@@ -137,7 +137,8 @@ def test_status_shows_who_is_behind_and_where_each_type_stands(annotated, ls, mo
     # five tasks; r-2u-2 has two votes (a, b): c has it left, and so would anyone else
     assert {who: status.annotators[who] for who in (a, b, c)} == {a: (5, 0), b: (5, 0), c: (4, 1)}
     assert {t: dict(n) for t, n in status.types.items()} == {
-        "1p": {"accepted": 1}, "3p": {"rejected": 1}, "2i": {"rejected": 1}, "2u": {"pending": 1}, "2in": {"accepted": 1}}
+        "1p": {"accepted": 1}, "3p": {"rejected": 1}, "2i": {"rejected": 1}, "2u": {"pending": 1},
+        "2in": {"accepted": 1}}
     config_file = tmp_path / "status.toml"
     config_file.write_text(f'[review]\nurl = "{config.url}"\ntoken_env = "{config.token_env}"\n'
                            f'data_dir = "{config.data_dir}"\nproject_title = "{config.project_title}"\n')

@@ -82,7 +82,8 @@ def test_majority_needs_more_than_half():
 
 
 def test_a_tie_on_structure_rejects_with_a_flag(items):
-    votes = [vote(who, {"p1": 2}, structure_ok=ok) for who, ok in (("a", "yes"), ("b", "no"), ("c", "yes"), ("d", "no"))]
+    votes = [vote(who, {"p1": 2}, structure_ok=ok)
+             for who, ok in (("a", "yes"), ("b", "no"), ("c", "yes"), ("d", "no"))]
     review = decide(items["r-1p-1"], votes, 4)  # a tie needs an even number of annotators per item
     assert (review["status"], review["structure_ok"], review["reason"]) == \
         ("rejected", None, "no majority saying the structure holds")
@@ -186,8 +187,8 @@ def test_passages_come_in_groups_with_headings_the_regions_cover(items, passages
         start, end = data["offsets"][passage["region"]]
         assert text[start:end] == f"[{passage['label']}] {passages[passage['id']].title}"
     assert "Evidence for the answers (1)" in text and "Other candidates (2)" in text
-    assert 'Excluded by NOT (1)1 passage about entities that meet the other conditions but also "writers of War and Peace"' \
-        in text
+    assert ('Excluded by NOT (1)1 passage about entities that meet the other conditions but also '
+            '"writers of War and Peace"') in text
     assert "retrieved by bm25, dense" in text
     assert data["query_type"] == "2in: evidence in 1 passage" and data["spread"] == []
 
@@ -257,7 +258,8 @@ def test_the_labeling_config_asks_every_question_with_distinct_hotkeys():
     for control in controls.values():
         assert [c.get("value") for c in control] == ["yes", "no", "unsure"] and control.get("required") == "true"
     (grade,) = root.iter("HyperTextLabels")
-    assert {label.get("value"): label.get("hotkey") for label in grade} == {"?": "shift+/", "0": "0", "1": "1", "2": "2"}
+    hotkeys = {label.get("value"): label.get("hotkey") for label in grade}
+    assert hotkeys == {"?": "shift+/", "0": "0", "1": "1", "2": "2"}
     keys = Counter(e.get("hotkey") for e in root.iter() if e.get("hotkey"))
     assert max(keys.values()) == 1  # one key, one answer
     assert not {"u", "h"} & set(keys)  # Label Studio's own keys (unselect region, ...)
