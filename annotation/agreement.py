@@ -1,10 +1,17 @@
 """Inter-annotator agreement: Fleiss' kappa (statsmodels) and Krippendorff's alpha (krippendorff).
 
-A unit is one judgement several annotators made: an item's structure answer, its evidence-spread
-answer (multi-passage items only) or one passage's grade. Only items with all their votes count
-(pending items are left out); each unit keeps the votes the decision counted (the first `needed`,
-vote.counted_votes), so Fleiss' kappa sees a constant number of raters. Yes/no answers are nominal data; grades 0/1/2 are ordinal for alpha.
-A statistic that is undefined (every rating the same, or no units) is null.
+A unit is one judgement several annotators made: an item's answer to one yes/no/unsure question
+(evidence spread: multi-passage items only) or one passage's grade. Only items with all their
+votes count (pending items are left out); each unit keeps the votes the decision counted (the
+first `needed`, vote.counted_votes), so Fleiss' kappa sees a constant number of raters. The
+questions are nominal data with three categories (yes 1, no 0, unsure 2: "unsure" is an answer,
+not a missing one); grades 0/1/2 are ordinal for alpha. A statistic that is undefined (every
+rating the same, or no units) is null.
+
+The disagreement list holds every unit the annotators did not answer alike, every unit with an
+"unsure" in it, and every comment. `pool` counts what pooled judging found: the other-candidate
+passages judged, those judged relevant (passages the generator had missed) and the items whose
+qrels they repaired, overall and per query type.
 """
 
 from __future__ import annotations
@@ -18,11 +25,11 @@ import krippendorff
 import numpy as np
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from pipeline.records import ReviewVote
-
 from annotation.vote import counted_votes
+from pipeline.records import REVIEW_QUESTIONS, ReviewVote
 
-QUESTIONS = {"structure_ok": "nominal", "evidence_spread": "nominal", "relevance": "ordinal"}
+QUESTIONS = {**{q: "nominal" for q in REVIEW_QUESTIONS}, "relevance": "ordinal"}
+CODES = {"no": 0, "yes": 1, "unsure": 2}
 
 
 @dataclass
@@ -57,25 +64,32 @@ class Units:
         return {"units": len(self.ratings), "fleiss_kappa": self.fleiss(raters), "krippendorff_alpha": self.alpha(level)}
 
 
-def _units(votes: list[dict[str, Any]], question: str, passage_ids: list[str]) -> list[tuple[str | None, dict[str, int]]]:
+def _units(votes: list[ReviewVote], question: str, passage_ids: list[str]) -> list[tuple[str | None, dict[str, int]]]:
     if question == "relevance":
-        return [(pid, {v["annotator"]: v["relevance"][pid] for v in votes if pid in v["relevance"]})
-                for pid in passage_ids]
-    return [(None, {v["annotator"]: int(v[question]) for v in votes if v[question] is not None})]
+        return [(pid, {v.annotator: v.relevance[pid] for v in votes if pid in v.relevance}) for pid in passage_ids]
+    return [(None, {v.annotator: CODES[v.answer(question)] for v in votes if v.answer(question) is not None})]
+
+
+def _pool_counts(records: list[dict[str, Any]]) -> dict[str, int]:
+    """Other-candidate passages judged, judged relevant, and items whose qrels they repaired."""
+    judged = [(pid, r["review"]["relevance"].get(pid)) for r in records for pid in r["review"].get("candidates", [])
+              if pid in r["review"]["relevance"]]
+    return {"judged": len(judged), "relevant": sum(1 for _, grade in judged if grade),
+            "items_repaired": sum("incomplete_repaired" in r["review"]["flags"] for r in records)}
 
 
 def agreement(reviewed: list[dict[str, Any]], needed: int) -> dict[str, Any]:
-    """agreement.json: statistics overall and per query type, and every non-unanimous unit."""
+    """agreement.json: statistics overall and per query type, disagreements, and pooled judging."""
     overall = {q: Units() for q in QUESTIONS}
     by_type: dict[str, dict[str, Units]] = defaultdict(lambda: {q: Units() for q in QUESTIONS})
     disagreements = []
-    complete = 0
+    complete: list[dict[str, Any]] = []
     for record in reviewed:
         item, review = record["item"], record["review"]
         if review["status"] == "pending":
             continue
-        complete += 1
-        votes = [v.to_dict() for v in counted_votes([ReviewVote.from_dict(v) for v in review["votes"]], needed)]
+        complete.append(record)
+        votes = counted_votes([ReviewVote.from_dict(v) for v in review["votes"]], needed)
         for question in QUESTIONS:
             if question == "evidence_spread" and item["n_passages"] == 1:
                 continue
@@ -84,14 +98,21 @@ def agreement(reviewed: list[dict[str, Any]], needed: int) -> dict[str, Any]:
                     continue
                 overall[question].ratings.append(unit)
                 by_type[item["type"]][question].ratings.append(unit)
-                if len(set(unit.values())) > 1:
+                if len(set(unit.values())) > 1 or (question != "relevance" and CODES["unsure"] in unit.values()):
                     disagreements.append({"item_id": item["id"], "type": item["type"], "question": question,
                                           "passage_id": passage_id, "votes": unit})
+        for entry in review.get("comments", []):
+            disagreements.append({"item_id": item["id"], "type": item["type"], "question": "comment",
+                                  "passage_id": None, "votes": {}, "comment": entry["comment"],
+                                  "annotator": entry["annotator"]})
+    types = sorted({r["item"]["type"] for r in complete})
     return {
         "annotators_per_item": needed,
-        "items": {"total": len(reviewed), "complete": complete, "pending": len(reviewed) - complete},
+        "items": {"total": len(reviewed), "complete": len(complete), "pending": len(reviewed) - len(complete)},
         "overall": {q: units.summary(needed, QUESTIONS[q]) for q, units in overall.items()},
         "by_type": {t: {q: units.summary(needed, QUESTIONS[q]) for q, units in questions.items()}
                     for t, questions in sorted(by_type.items())},
         "disagreements": disagreements,
+        "pool": {"overall": _pool_counts(complete),
+                 "by_type": {t: _pool_counts([r for r in complete if r["item"]["type"] == t]) for t in types}},
     }

@@ -14,6 +14,7 @@ from label_studio_sdk import LabelStudio
 from label_studio_sdk.core.api_error import ApiError
 
 from annotation.server import api_token, token_rejected
+from annotation.tasks import LAYOUT_VERSION
 from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError, ServiceUnavailable
 from pipeline.progress import Progress
@@ -29,6 +30,30 @@ def labeling_config() -> str:
 def _failure(status: int | None) -> type[ComlqError]:
     """ServiceUnavailable (retried by the flows) for the server's own failures, ComlqError for the rest."""
     return ServiceUnavailable if status is not None and (status >= 500 or status in (408, 429)) else ComlqError
+
+
+def instructions() -> str:
+    return package_data("annotation", "instructions.html").read_text(encoding="utf-8")
+
+
+def project_settings(config: ReviewConfig) -> dict[str, Any]:
+    """The review project's settings, applied at every push (so an older project gets them too).
+
+    Blind voting as far as Label Studio Community goes: no annotation history and no other
+    annotator's work in the labeling stream, the same task order for everyone (sequential
+    sampling), no skipping, no empty submission. Predictions stay on because the layout
+    prediction (the passage regions to grade, annotation/tasks.py) must load into each new
+    annotation; model_version picks that prediction.
+    """
+    return {
+        "label_config": labeling_config(), "expert_instruction": instructions(), "show_instruction": True,
+        "maximum_annotations": config.annotators_per_item, "overlap_cohort_percentage": 100,
+        "sampling": "Sequential sampling", "show_skip_button": False, "enable_empty_annotation": False,
+        "show_annotation_history": False, "show_collab_predictions": True,
+        "reveal_preannotations_interactively": False, "show_ground_truth_first": False,
+        "model_version": LAYOUT_VERSION,
+        "description": "ComLQ query review: structure, evidence spread, answers, passage grades.",
+    }
 
 
 @contextmanager
@@ -69,15 +94,12 @@ def find_project(client: LabelStudio, title: str) -> Any | None:
 
 
 def ensure_project(client: LabelStudio, config: ReviewConfig) -> Any:
-    """The review project, created once (found by title afterwards)."""
+    """The review project, created once (found by title afterwards), with the current settings."""
     project = find_project(client, config.project_title)
+    settings = project_settings(config)
     if project is None:
-        project = client.projects.create(
-            title=config.project_title, label_config=labeling_config(),
-            maximum_annotations=config.annotators_per_item, overlap_cohort_percentage=100,
-            show_skip_button=False, show_collab_predictions=True,
-            description="ComLQ query review: structure, evidence spread and passage relevance.",
-        )
+        return client.projects.create(title=config.project_title, **settings)
+    client.projects.update(project.id, **settings)
     return project
 
 

@@ -7,17 +7,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.config import ReviewConfig
-from pipeline.errors import ComlqError
-from pipeline.records import ReviewVote
-from pipeline.runfolder import RunFolder
-from pipeline.schemas import write_json, write_jsonl
-
 from annotation.agreement import agreement
 from annotation.client import connect, export_tasks, find_project, service_errors, user_emails
 from annotation.push import review_items
 from annotation.results import read_vote
 from annotation.vote import decide
+from pipeline.config import ReviewConfig
+from pipeline.errors import ComlqError
+from pipeline.records import ReviewVote
+from pipeline.runfolder import RunFolder
+from pipeline.schemas import write_json, write_jsonl
 
 
 @dataclass(frozen=True)
@@ -51,22 +50,41 @@ def task_votes(task: dict[str, Any], emails: dict[int, str]) -> list[ReviewVote]
     return [vote for _, vote in sorted(latest.values(), key=lambda kv: kv[0])]
 
 
-def pull(run_dir: str | Path, config: ReviewConfig) -> PullResult:
-    run_dir = Path(run_dir)
-    items, _ = review_items(run_dir, config)
+def candidates_of(task: dict[str, Any] | None) -> list[str]:
+    """The other-candidate passages a task showed (pooled judging)."""
+    return [p["id"] for p in (task or {}).get("data", {}).get("passages", []) if p.get("group") == "candidate"]
+
+
+def decide_all(items: list[dict[str, Any]], tasks: list[dict[str, Any]], emails: dict[int, str],
+               needed: int) -> list[dict[str, Any]]:
+    """reviewed.jsonl's records: every item, decided from its task's votes (pending when it has
+    too few, or was never pushed: nothing is dropped)."""
+    by_item = {t["data"]["item_id"]: t for t in tasks if "item_id" in t.get("data", {})}
+    reviewed = []
+    for item in items:
+        task = by_item.get(item["id"])
+        votes = task_votes(task, emails) if task else []
+        reviewed.append({"item": item, "review": decide(item, votes, needed, candidates_of(task))})
+    return reviewed
+
+
+def fetch(config: ReviewConfig) -> tuple[list[dict[str, Any]], dict[int, str]]:
+    """Every task of the review project with its annotations, and the annotators' e-mails."""
     client = connect(config)
     with service_errors(config.url, config):
         project = find_project(client, config.project_title)
         if project is None:
-            raise ComlqError(f"no Label Studio project titled '{config.project_title}' (run `comlq review push` first)")
-        tasks = export_tasks(client, project.id)
-        emails = user_emails(client)
-    votes = {t["data"]["item_id"]: task_votes(t, emails) for t in tasks if "item_id" in t.get("data", {})}
-    # every reviewed item is written: one never pushed or not yet annotated is pending, not dropped
-    reviewed = [{"item": item, "review": decide(item, votes.get(item["id"], []), config.annotators_per_item)}
-                for item in items]
-    out = RunFolder(run_dir).review
-    write_jsonl(out.reviewed, reviewed, "reviewed_item")
-    write_json(out.agreement, agreement(reviewed, config.annotators_per_item), "agreement")
-    return PullResult(out.reviewed, out.agreement,
+            raise ComlqError(f"no Label Studio project titled '{config.project_title}' at {config.url} "
+                             "(run `comlq review push RUN` first, or check review.project_title)")
+        return export_tasks(client, project.id), user_emails(client)
+
+
+def pull(run_dir: str | Path, config: ReviewConfig) -> PullResult:
+    run = RunFolder(run_dir)
+    items, _ = review_items(run.root, config)
+    tasks, emails = fetch(config)
+    reviewed = decide_all(items, tasks, emails, config.annotators_per_item)
+    write_jsonl(run.review.reviewed, reviewed, "reviewed_item")
+    write_json(run.review.agreement, agreement(reviewed, config.annotators_per_item), "agreement")
+    return PullResult(run.review.reviewed, run.review.agreement,
                       dict(Counter(r["review"]["status"] for r in reviewed)))

@@ -10,11 +10,11 @@ from typing import Any
 
 from annotation.client import connect, ensure_project, service_errors, task_ids_by_item
 from annotation.results import structure_region
+from annotation.tasks import LAYOUT_VERSION, layout_regions, task_data
 from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
 from pipeline.passages import load_passages
 from pipeline.progress import Progress
-from pipeline.records import Passage
 from pipeline.runfolder import RunFolder
 from pipeline.schemas import read_jsonl, write_jsonl
 
@@ -25,15 +25,20 @@ class PushResult:
     created: int
     existing: int
     skipped_failed_checks: int
+    pooled: int = 0  # pooled candidate passages on the tasks created
 
     def describe(self) -> str:
+        pooled = f", {self.pooled} pooled candidate passages" if self.pooled else ""
         return (f"project {self.project_id}: {self.created} tasks created, {self.existing} already there, "
-                f"{self.skipped_failed_checks} items with a failed automatic check not sent")
+                f"{self.skipped_failed_checks} items with a failed automatic check not sent{pooled}")
 
 
 def review_items(run_dir: Path, config: ReviewConfig) -> tuple[list[dict[str, Any]], int]:
     """The items sent to review (check.ok unless include_failed_checks) and how many were left out."""
     path = RunFolder(run_dir).items
+    if not path.is_file():
+        raise ComlqError(f"{run_dir}: not a run folder (no items.jsonl); give the folder `comlq run` or "
+                         "`comlq generate` wrote")
     items = list(read_jsonl(path, "item"))
     counts = Counter(i["id"] for i in items)
     repeated = next((item_id for item_id, n in counts.items() if n > 1), None)
@@ -43,40 +48,22 @@ def review_items(run_dir: Path, config: ReviewConfig) -> tuple[list[dict[str, An
     return chosen, len(items) - len(chosen)
 
 
-def shown_passages(item: dict[str, Any]) -> list[str]:
-    """The passages annotators grade: the source passages, then any other evidence passage."""
-    ids = list(dict.fromkeys(item["source_passages"]))
-    return ids + [e["passage_id"] for e in item["evidence"] if e["passage_id"] not in ids]
+@dataclass(frozen=True)
+class Pool:
+    """Pooled judging: per item, passages the retrievers ranked high that are neither evidence nor
+    violating (computed by the caller, pipeline/orchestration/pool.py; plain data here)."""
+
+    candidates: dict[str, list[str]]  # item id -> passage ids, best first
+    retrievers: tuple[str, ...] = ()  # named on the task ("retrieved by bm25, dense")
 
 
-def task_data(item: dict[str, Any], passages: dict[str, Passage]) -> dict[str, Any]:
-    shown = []
-    for n, pid in enumerate(shown_passages(item), start=1):
-        if pid not in passages:
-            raise ComlqError(f"item {item['id']}: passage '{pid}' is not in the passages file")
-        passage = passages[pid]
-        shown.append({"id": pid, "text": f"[{n}] {passage.title}: {passage.text}"})
-    n = item["n_passages"]
-    return {
-        "item_id": item["id"],
-        "query_type": f"{item['type']} ({n} passage{'s' if n > 1 else ''})",
-        "question": item["question"],
-        "indicator": item["indicator"],
-        "grounded": item["grounded_indicator"],
-        "logical_form": item["logical_form"],
-        "answers": "; ".join(item["answers"]),
-        "spread": [{"passages": f"{n} passages"}] if n > 1 else [],  # one entry: the question shows
-        "passages": shown,
-    }
-
-
-def check_prediction(item: dict[str, Any]) -> dict[str, Any]:
-    """The automatic structure check as a pre-filled answer to the structure question."""
-    return {
-        "model_version": "automatic-check",
-        "score": 1.0 if item["check"]["ok"] else 0.0,
-        "result": [structure_region(item["check"]["ok"])],
-    }
+def layout_prediction(item: dict[str, Any], data: dict[str, Any], check: bool) -> dict[str, Any]:
+    """The prediction each new annotation starts from: an ungraded region per passage and, with
+    `check`, the automatic structure check as a pre-filled answer."""
+    result = layout_regions(data)
+    if check:
+        result.append(structure_region(item["check"]["ok"]))
+    return {"model_version": LAYOUT_VERSION, "score": 1.0 if item["check"]["ok"] else 0.0, "result": result}
 
 
 def _batches(records: list[dict[str, Any]], size: int) -> Iterable[list[dict[str, Any]]]:
@@ -85,15 +72,16 @@ def _batches(records: list[dict[str, Any]], size: int) -> Iterable[list[dict[str
 
 
 def push(run_dir: str | Path, config: ReviewConfig, passages_path: str | Path | None = None,
-         predictions: bool | None = None) -> PushResult:
-    run_dir = Path(run_dir)
-    items, left_out = review_items(run_dir, config)
-    passages = load_passages(Path(passages_path) if passages_path else RunFolder(run_dir).passages)
-    # all built first: bad input fails before any import
-    tasks = [{"data": task_data(item, passages)} for item in items]
-    if predictions if predictions is not None else config.predictions:
-        for task, item in zip(tasks, items):
-            task["predictions"] = [check_prediction(item)]
+         predictions: bool | None = None, pool: Pool | None = None) -> PushResult:
+    run = RunFolder(run_dir)
+    items, left_out = review_items(run.root, config)
+    passages = load_passages(Path(passages_path) if passages_path else run.passages)
+    pool = pool or Pool({})
+    check = predictions if predictions is not None else config.predictions
+    tasks = []
+    for item in items:  # all built first: bad input fails before any import
+        data = task_data(item, passages, pool.candidates.get(item["id"], []), pool.retrievers)
+        tasks.append({"data": data, "predictions": [layout_prediction(item, data, check)]})
     client = connect(config)
     with service_errors(config.url, config):
         project = ensure_project(client, config)
@@ -105,5 +93,6 @@ def push(run_dir: str | Path, config: ReviewConfig, passages_path: str | Path | 
                 on_server.update(zip((t["data"]["item_id"] for t in batch), response.task_ids or []))
                 bar.update(len(batch))
     log = [{"item_id": item["id"], "task_id": on_server.get(item["id"])} for item in items]
-    write_jsonl(RunFolder(run_dir).review.push_log, log, None)
-    return PushResult(project.id, len(new), len(tasks) - len(new), left_out)
+    write_jsonl(run.review.push_log, log, None)
+    return PushResult(project.id, len(new), len(tasks) - len(new), left_out,
+                      sum(len(pool.candidates.get(t["data"]["item_id"], [])) for t in new))

@@ -4,10 +4,14 @@ Rules (docs/review.md states them for users):
 - fewer votes than `needed` (3): pending, no decision;
 - only the first `needed` votes count (counted_votes; agreement.py counts the same ones), so a
   late extra annotation cannot turn a 2-1 majority into a tie; the item is flagged `extra_votes`;
-- yes/no questions: the strict majority; a tie (only possible with an even count) gives no answer;
+- yes/no/unsure questions: the answer more than half of the counted votes give ("unsure" counts
+  as an answer, so yes-yes-unsure is yes and yes-no-unsure has no majority);
 - passage grades: the strict majority; without one (a 0/1/2 three-way split) the median, flagged;
-- accepted when the structure is consistent and, for multi-passage items, the evidence is spread,
-  and at least one passage is relevant; the final qrels are the passages graded 1 or 2.
+- accepted when a majority says the structure holds, the evidence is spread (multi-passage
+  items), the answers are correct and the item is not trivial, and a passage is relevant;
+- "answers incomplete" keeps the item only when its pooled judgements repaired the qrels (an
+  other-candidate passage got a majority grade of 1 or 2), else rejects it;
+- the final qrels are the passages graded 1 or 2.
 """
 
 from __future__ import annotations
@@ -17,7 +21,15 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from pipeline.records import ReviewVote
+from pipeline.records import REVIEW_QUESTIONS, ReviewVote
+
+# question -> (the answer an accepted item needs, reason when the majority says otherwise, reason without majority)
+REQUIRED = {
+    "structure_ok": ("yes", "structure inconsistent with the type", "no majority saying the structure holds"),
+    "evidence_spread": ("yes", "evidence not spread over the passages", "no majority saying the evidence is spread"),
+    "answers_correct": ("yes", "answers not correct", "no majority saying the answers are correct"),
+    "trivial": ("no", "trivial or circular", "no majority saying the item is not trivial"),
+}
 
 
 def majority(values: Sequence[Any]) -> Any | None:
@@ -45,25 +57,31 @@ def counted_votes(votes: Sequence[ReviewVote], needed: int) -> list[ReviewVote]:
     return sorted(votes, key=lambda v: v.annotation_id or 0)[:needed]
 
 
-def decide(item: dict[str, Any], votes: Sequence[ReviewVote], needed: int) -> dict[str, Any]:
+def _as_bool(answer: str | None) -> bool | None:
+    return None if answer in (None, "unsure") else answer == "yes"
+
+
+def decide(item: dict[str, Any], votes: Sequence[ReviewVote], needed: int,
+           candidates: Sequence[str] = ()) -> dict[str, Any]:
     """The `review` block of a reviewed item (schemas/reviewed_item.schema.json); it lists every
-    vote, but only counted_votes decide."""
-    review: dict[str, Any] = {"status": "pending", "votes": [v.to_dict() for v in votes], "structure_ok": None,
-                              "evidence_spread": None, "relevance": {}, "flags": [], "qrels": {}, "reason": None}
+    vote, but only counted_votes decide. `candidates`: the other-candidate passages the task
+    showed (pooled judging), whose relevant ones repair an incomplete item's qrels."""
+    comments = [{"annotator": v.annotator, "comment": v.comment} for v in votes if v.comment]
+    review: dict[str, Any] = {"status": "pending", "votes": [v.to_dict() for v in votes],
+                              **{q: None for q in REVIEW_QUESTIONS}, "relevance": {}, "flags": [], "qrels": {},
+                              "reason": None, "candidates": list(candidates), "comments": comments}
     if len(votes) < needed:
         review["reason"] = f"{len(votes)} of {needed} votes"
         return review
     flags: list[str] = ["extra_votes"] if len(votes) > needed else []
     votes = counted_votes(votes, needed)
-    multi = item["n_passages"] > 1
-    structure = majority([v.structure_ok for v in votes if v.structure_ok is not None])
-    if structure is None:
-        flags.append("tie:structure_ok")
-    spread = None
-    if multi:
-        spread = majority([v.evidence_spread for v in votes if v.evidence_spread is not None])
-        if spread is None:
-            flags.append("tie:evidence_spread")
+    asked = [q for q in REVIEW_QUESTIONS if q != "evidence_spread" or item["n_passages"] > 1]
+    answers = {}
+    for question in asked:
+        given = [a for a in (v.answer(question) for v in votes) if a is not None]
+        answers[question] = majority(given)
+        if given and answers[question] is None:
+            flags.append(f"tie:{question}")
     passage_ids = list(dict.fromkeys(pid for v in votes for pid in v.relevance))
     relevance: dict[str, int] = {}
     for pid in passage_ids:
@@ -71,15 +89,20 @@ def decide(item: dict[str, Any], votes: Sequence[ReviewVote], needed: int) -> di
         relevance[pid] = grade
         if split:
             flags.append(f"{split}:{pid}")
-    reasons = []
-    if structure is not True:
-        reasons.append("structure inconsistent with the type" if structure is False else "no majority on structure")
-    if multi and spread is not True:
-        reasons.append("evidence not spread over the passages" if spread is False else "no majority on evidence spread")
     qrels = {pid: grade for pid, grade in relevance.items() if grade > 0}
+    flags += [f"excluded_relevant:{pid}" for pid in item["violating"] if qrels.get(pid)]
+    reasons = []
+    for question, (wanted, against, undecided) in REQUIRED.items():
+        if question in asked and answers[question] != wanted:
+            reasons.append(undecided if answers[question] in (None, "unsure") else against)
+    if answers["answers_complete"] == "no":
+        if any(qrels.get(pid) for pid in candidates):
+            flags.append("incomplete_repaired")
+        else:
+            reasons.append("answers incomplete")
     if not qrels:
         reasons.append("no passage judged relevant")
-    review.update(status="rejected" if reasons else "accepted", structure_ok=structure, evidence_spread=spread,
-                  relevance=relevance, flags=flags, qrels={} if reasons else qrels,
-                  reason="; ".join(reasons) or None)
+    review.update({q: _as_bool(a) for q, a in answers.items()})
+    review.update(status="rejected" if reasons else "accepted", relevance=relevance, flags=flags,
+                  qrels={} if reasons else qrels, reason="; ".join(reasons) or None)
     return review

@@ -72,7 +72,12 @@ class ReviewConfig:
     data_dir: str = "work/label-studio"  # the server's database and media (relative to the working folder)
     admin_email: str = "admin@comlq.local"  # password from $LABEL_STUDIO_PASSWORD, else generated into data_dir
     batch_size: int = 1000  # tasks per import request
-    predictions: bool = False  # attach the automatic structure check as a prediction
+    predictions: bool = False  # pre-fill the structure answer with the automatic check (annotators see it: not blind)
+    pool_k: int = 5  # pooled judging: each retriever's top-k passages per item shown as "other candidates" (0: off)
+    pool_retrievers: tuple[str, ...] = ("bm25", "dense")  # two or more retrievers ([evaluate] model etc. apply)
+    # runs waiting for review, for the scheduled collect (default: $COMLQ_HOME/review-runs.json)
+    registry: str | None = None
+    secret_block: str = "comlq-label-studio-token"  # Prefect Secret block `serve start` keeps the API token in
 
 
 @dataclass

@@ -145,8 +145,15 @@ class Item:
         return f"{self.type}_{self.n_passages}"
 
 
+# The yes/no/unsure questions of a review, in the order the interface asks them.
+REVIEW_QUESTIONS = ("structure_ok", "evidence_spread", "answers_correct", "answers_complete", "trivial")
+
+
 @dataclass(frozen=True, slots=True)
 class ReviewVote:
+    """One annotator's judgement of one item. A question answered "unsure" is None and named in
+    `unsure`; a question not asked (evidence spread of a 1-passage item) is None and not named."""
+
     item_id: str
     annotator: str
     structure_ok: bool | None
@@ -155,11 +162,31 @@ class ReviewVote:
     task_id: int | None = None
     annotation_id: int | None = None
     created_at: str | None = None
+    answers_correct: bool | None = None
+    answers_complete: bool | None = None
+    trivial: bool | None = None
+    unsure: tuple[str, ...] = ()
+    comment: str | None = None
+    ungraded: tuple[str, ...] = ()  # passages shown but left without a grade
+
+    def answer(self, question: str) -> str | None:
+        """'yes', 'no', 'unsure', or None when not answered."""
+        if question in self.unsure:
+            return "unsure"
+        value = getattr(self, question)
+        return None if value is None else "yes" if value else "no"
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ReviewVote:
         return cls(data["item_id"], data["annotator"], data["structure_ok"], data["evidence_spread"],
-                   dict(data["relevance"]), data.get("task_id"), data.get("annotation_id"), data.get("created_at"))
+                   dict(data["relevance"]), data.get("task_id"), data.get("annotation_id"), data.get("created_at"),
+                   data.get("answers_correct"), data.get("answers_complete"), data.get("trivial"),
+                   tuple(data.get("unsure", ())), data.get("comment"), tuple(data.get("ungraded", ())))
 
     def to_dict(self) -> dict[str, Any]:
-        return _compact(asdict(self)) | {"structure_ok": self.structure_ok, "evidence_spread": self.evidence_spread}
+        data = _compact(asdict(self)) | {q: getattr(self, q) for q in REVIEW_QUESTIONS}
+        for name in ("unsure", "ungraded"):
+            data[name] = list(getattr(self, name))
+            if not data[name]:
+                del data[name]
+        return data

@@ -33,6 +33,7 @@ class RunResult:
     skipped: list[str] = field(default_factory=list)  # stages already done before this run (their markers)
     short: str = ""  # types short of per_type: "2in 3 of 50, ..." (stats.json)
     report: Path | None = None  # report.md, when the run got that far
+    config: str | None = None  # the configuration file the run used
 
     def describe(self) -> str:
         lines = [f"run folder: {self.out} ({self.state})",
@@ -48,6 +49,10 @@ class RunResult:
             lines.append(self.message)
         if self.report is not None:
             lines.append(f"report: {self.report}")
+        if self.state == "AwaitingReview":
+            from pipeline.orchestration.review_runs import collect_command
+
+            lines.append(f"next: {collect_command(self.out, self.config)}")
         return "\n".join(lines)
 
 
@@ -87,4 +92,4 @@ def run(out: str | Path, config: str | None = None, *, review: bool = False, tas
     stats = read_json(run_folder.stats) if run_folder.stats.is_file() else {}
     return RunResult(out, state.name or "Completed", state.message or "", written, counts,
                      skipped_stages(out, [s for s in counts if s in STAGES], started), describe_shortfalls(stats),
-                     run_folder.report.markdown if run_folder.report.markdown.is_file() else None)
+                     run_folder.report.markdown if run_folder.report.markdown.is_file() else None, config)

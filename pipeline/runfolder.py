@@ -5,6 +5,7 @@ where runs are found. No other module spells a run path; stages meet only throug
       passages.jsonl  items.jsonl  rejected.jsonl  stats.json  ledger.json (llm)
       chunks/TYPES/   one generation chunk's files, when generation runs in several chunks
       review/         push_log.jsonl, reviewed.jsonl, agreement.json
+                      (runs waiting for review are also listed in review_registry(), outside the run)
       export/         dataset/ (DatasetDict), data/SPLIT-00000-of-00001.parquet, beir/, README.md (card)
       report/         metrics.json, per_query.json, report.md, runs/NAME.trec, *.png
       cache/          llm/ (LLM call cache), prefect/ (persisted task results)
@@ -17,6 +18,7 @@ and `comlq evaluate --beir/--out` take any folder, laid out the same way.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,7 @@ from pathlib import Path
 MARKER_DIR = ".comlq"
 # What a run folder shows its user, in the order the stages write it (RunFolder path names).
 OUTPUTS = ("passages", "items", "rejected", "stats", "ledger", "review", "export", "report")
+HOME_ENV = "COMLQ_HOME"  # comlq's own state outside run folders (default ~/.comlq)
 
 
 @dataclass(frozen=True)
@@ -233,6 +236,14 @@ def runs_under(root: str | Path) -> Iterator[RunFolder]:
     for path in sorted(Path(root).glob("*")):
         if path.is_dir():
             yield RunFolder(path)
+
+
+def review_registry(configured: str | None = None) -> Path:
+    """The list of runs waiting for review (`run --review` adds to it, the scheduled collect
+    reads it): review.registry when set, else $COMLQ_HOME/review-runs.json (~/.comlq/...)."""
+    if configured:
+        return Path(configured).expanduser().absolute()
+    return Path(os.environ.get(HOME_ENV) or Path.home() / ".comlq").expanduser().absolute() / "review-runs.json"
 
 
 def latest_export(root: str | Path) -> RunFolder | None:

@@ -10,6 +10,13 @@ def _private_caches(tmp_path_factory):
     # The embedding/LLM caches default to ~/.cache/comlq; tests must neither read a warm cache
     # a developer left behind nor leave one for the next run.
     os.environ["COMLQ_CACHE"] = str(tmp_path_factory.mktemp("comlq-cache"))
+    os.environ["COMLQ_HOME"] = str(tmp_path_factory.mktemp("comlq-home"))  # the review-run registry
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
     yield
+
+
+@pytest.fixture(autouse=True)
+def _private_home(tmp_path, monkeypatch):
+    # each test its own list of runs waiting for review, so one test's runs never reach another's collect
+    monkeypatch.setenv("COMLQ_HOME", str(tmp_path / "comlq-home"))

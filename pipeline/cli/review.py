@@ -1,4 +1,4 @@
-"""`comlq review ...`: the server, annotators, push and pull."""
+"""`comlq review ...`: the server, annotators, push, pull, status and collect."""
 
 from __future__ import annotations
 
@@ -27,26 +27,72 @@ def _server(args: argparse.Namespace) -> int:
     return 0
 
 
+def _password_from(args: argparse.Namespace) -> str | None:
+    if not args.password_env:
+        return None
+    given = os.environ.get(args.password_env)
+    if not given:
+        raise ComlqError(f"--password-env: ${args.password_env} is not set")
+    return given
+
+
+def _login_line(url: str, email: str, password: str, from_env: str | None) -> str:
+    return (f"log in at {url.rstrip('/')}/user/login/ with e-mail {email} and password "
+            + (f"from ${from_env}" if from_env else password))
+
+
 def _add_annotator(args: argparse.Namespace) -> None:
     from annotation.users import add_annotator
 
     config = config_of(args).review
-    given = None
-    if args.password_env:
-        given = os.environ.get(args.password_env)
-        if not given:
-            raise ComlqError(f"--password-env: ${args.password_env} is not set")
+    given = _password_from(args)
     password = add_annotator(config, args.email, given)
     print(f"created annotator {args.email}")
-    print(f"log in at {config.url.rstrip('/')}/user/login/ with e-mail {args.email} and password "
-          + (f"from ${args.password_env}" if given else password))
+    print(_login_line(config.url, args.email, password, args.password_env if given else None))
+
+
+def _annotators(args: argparse.Namespace) -> None:
+    from annotation.users import accounts, reset_password
+
+    config = config_of(args).review
+    if args.action != "list" and not args.email:
+        raise ComlqError(f"review annotators {args.action}: give the annotator's e-mail")
+    if args.action == "add":
+        _add_annotator(args)
+    elif args.action == "list":
+        found = accounts(config)
+        width = max(len(a.email) for a in found)
+        print(f"{'e-mail':<{width}}  {'id':>4}  {'joined':<10}  last active")
+        for a in found:
+            role = "  (admin)" if a.email == config.admin_email else ""
+            print(f"{a.email:<{width}}  {a.id:>4}  {(a.joined or '-')[:10]:<10}  {(a.last_activity or '-')[:16]}{role}")
+    else:
+        given = _password_from(args)
+        password = reset_password(config, args.email, given)
+        print(f"new password set for {args.email}")
+        print(_login_line(config.url, args.email, password, args.password_env if given else None))
 
 
 def _push(args: argparse.Namespace) -> None:
-    from annotation.push import push
+    from annotation.client import connect
+    from annotation.push import push, review_items
+    from pipeline.orchestration.pool import pooled_candidates
+    from pipeline.orchestration.review_runs import collect_command, record_push
+    from pipeline.passages import load_passages
+    from pipeline.runfolder import RunFolder
 
-    config = config_of(args).review
-    print(push(args.dir, config, args.passages, args.predictions).describe())
+    config = config_of(args)
+    run = RunFolder(args.dir)
+    items, _ = review_items(run.root, config.review)
+    connect(config.review)  # an unreachable server or a wrong token fails now, before the pooling's work
+    pool = pooled_candidates(items, load_passages(args.passages or run.passages), config)
+    result = push(run.root, config.review, args.passages, args.predictions, pool)
+    record_push(run.root, args.config, config.review, {"project": result.project_id, "created": result.created,
+                                                        "existing": result.existing, "pooled passages": result.pooled})
+    print(result.describe())
+    print(f"next: annotators log in at {config.review.url.rstrip('/')}/user/login/ and click Label All Tasks; "
+          f"`comlq review status {run.root}` shows progress; "
+          f"`{collect_command(run.root, args.config)}` finishes the run")
 
 
 def _pull(args: argparse.Namespace) -> None:
@@ -55,29 +101,90 @@ def _pull(args: argparse.Namespace) -> None:
     print(pull(args.dir, config_of(args).review).describe())
 
 
+def _status(args: argparse.Namespace) -> None:
+    from annotation.status import review_status
+
+    config = config_of(args).review
+    status = review_status(args.dir, config)
+    print(f"{args.dir}: {status.tasks} tasks in project '{config.project_title}' at {config.url}, "
+          f"{config.annotators_per_item} votes each")
+    print(status.table())
+
+
+def _collect(args: argparse.Namespace) -> int:
+    from annotation.push import review_items
+    from pipeline.runfolder import RunFolder
+
+    run = RunFolder(args.dir)
+    review_items(run.root, config_of(args).review)  # a wrong folder or configuration fails here, before Prefect starts
+    from pipeline.orchestration import settings
+
+    settings.configure(run.root, args.verbose)  # the run's own Prefect home, as `comlq run` uses
+    from pipeline.orchestration.flows import collect_review_flow
+
+    state = collect_review_flow(run_dir=str(run.root), config=args.config, deadline_hours=args.deadline_hours,
+                                evaluate=args.evaluate, return_state=True)
+    result = state.result()  # re-raises the collect's error (a ComlqError prints as one line)
+    if result["finished"]:
+        print(f"{run.root}: review collected; wrote {run.review.reviewed}, {run.export.root}"
+              + (f" and {run.report.markdown}" if args.evaluate else ""))
+        return 0
+    if result["waiting"]:
+        print(f"waiting: {result['waiting'][0]}")
+        print(f"next: `comlq review status {run.root}` shows who is behind; run this command again later "
+              "(the scheduled collect-review of `comlq serve start` also does)")
+        return 3
+    print(f"{run.root}: already collected (see {run.review.reviewed})")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    review = sub.add_parser("review", help="human review in Label Studio (server, annotators, push, pull)")
+    review = sub.add_parser("review", help="human review in Label Studio (server, annotators, push, status, collect)")
     verbs = review.add_subparsers(dest="review_command", required=True, metavar="VERB")
 
     def verb(name: str, help: str, handler) -> argparse.ArgumentParser:
-        p = verbs.add_parser(name, help=help)
+        p = verbs.add_parser(name, help=help, description=help)
         add_config(p)
         p.set_defaults(handler=handler)
         return p
 
+    def password_env(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--password-env", default=None, metavar="VAR",
+                       help="take the password from this environment variable (default: generate and print one)")
+
     p = verb("server", "install, start, stop or show the Label Studio server (its own venv: .venv-ls)", _server)
     p.add_argument("action", choices=["install", "start", "stop", "status"])
 
-    p = verb("add-annotator", "create an annotator account that can log into the web UI", _add_annotator)
-    p.add_argument("email")
-    p.add_argument("--password-env", default=None, metavar="VAR",
-                   help="take the password from this environment variable (default: generate and print one)")
+    p = verb("annotators", "add, list or reset the password of annotator accounts", _annotators)
+    p.add_argument("action", choices=["add", "list", "reset-password"])
+    p.add_argument("email", nargs="?", help="the annotator's e-mail (add, reset-password)")
+    password_env(p)
 
-    p = verb("push", "send DIR/items.jsonl to Label Studio (each item once, 3 annotators per task)", _push)
+    p = verb("add-annotator", "create an annotator account that can log into the web UI (= annotators add)",
+             _add_annotator)
+    p.add_argument("email")
+    password_env(p)
+
+    p = verb("push", "send DIR/items.jsonl to Label Studio, with pooled candidates (each item once)", _push)
     p.add_argument("dir", help="run folder with items.jsonl")
     p.add_argument("--passages", default=None, help="passages JSONL (default: DIR/passages.jsonl)")
     p.add_argument("--predictions", action=argparse.BooleanOptionalAction, default=None,
-                   help="attach the automatic structure check as a prediction (default: review.predictions)")
+                   help="pre-fill the structure answer with the automatic check (default: review.predictions)")
+    p.add_argument("--pool-k", dest="review.pool_k", type=int, default=None,
+                   help="each pool retriever's top-k passages per item as other candidates (0: none; default 5)")
 
     p = verb("pull", "export the annotations and write DIR/review/reviewed.jsonl and agreement.json", _pull)
     p.add_argument("dir", help="run folder that was pushed")
+
+    p = verb("status", "per annotator: tasks done and remaining; per query type: accepted, rejected, pending",
+             _status)
+    p.add_argument("dir", help="run folder that was pushed")
+
+    p = verb("collect", "resume a run after review: pull, then export and evaluate once every task has its votes "
+                        "or the deadline has passed", _collect)
+    p.add_argument("dir", help="run folder that `comlq run --review` pushed")
+    p.add_argument("--deadline-hours", type=float, default=72.0,
+                   help="after this many hours since the push, go on without the missing votes (default 72)")
+    p.add_argument("--evaluate", action=argparse.BooleanOptionalAction, default=True,
+                   help="evaluate after the export (default: yes)")
+    p.add_argument("-v", "--verbose", action="store_true", help="show Prefect's run logs")

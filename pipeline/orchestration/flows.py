@@ -12,6 +12,7 @@ deployment can pass them), and skips a stage whose done-marker matches its input
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -30,7 +31,7 @@ from prefect.artifacts import (
 )
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 from prefect.futures import as_completed
-from prefect.states import Completed, State
+from prefect.states import Completed, Failed, State
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 from prefect.tasks import exponential_backoff
 
@@ -40,7 +41,7 @@ from pipeline.config import (Config, EvaluateConfig, ExportConfig, GenerateConfi
                              load_config)
 from pipeline.errors import ComlqError, ServiceUnavailable
 from pipeline.generator import GenerationResult, get_generator, note_shortfalls
-from pipeline.orchestration import markers
+from pipeline.orchestration import markers, review_runs
 from pipeline.passages import load_passages
 from pipeline.progress import Progress as StepBar
 from pipeline.querytypes import TYPE_NAMES
@@ -153,11 +154,9 @@ def once(run: RunFolder, stage: str, work: Callable[[], dict[str, Any]], *settin
     Done means: its marker's key matches the settings and the contents of what the stage reads
     (`STAGES`, plus `inputs`), and what it writes exists.
     """
-    declared = STAGES[stage]
-    read = [*run.paths(declared.reads), *inputs]
-    stage_key = markers.key(*settings, *(markers.digest(path) for path in read))
+    stage_key = markers.stage_key(run, stage, *settings, inputs=tuple(inputs))
     marker = markers.done(run.root, stage, stage_key)
-    skipped = marker is not None and all(path.exists() for path in run.paths(declared.writes))
+    skipped = marker is not None and all(path.exists() for path in run.paths(STAGES[stage].writes))
     if skipped:
         log.info("%s: already done, skipped (its inputs and settings match %s)", stage, run.marker(stage))
     counts = marker["counts"] if skipped else markers.mark(run.root, stage, stage_key, work())["counts"]
@@ -265,13 +264,24 @@ def generate_flow(run_dir: str, config: str | None = None, generator: str | None
 # ---------------------------------------------------------------------------- stage: review
 
 
+@task(name="review-pool")
+def pool_task(run_dir: str, config: Config) -> Any:
+    """Pooled judging: each pool retriever's top passages per item (plain data for the push)."""
+    from annotation.push import review_items
+    from pipeline.orchestration.pool import pooled_candidates
+
+    run = RunFolder(run_dir)
+    items, _ = review_items(run.root, config.review)
+    return pooled_candidates(items, load_passages(run.passages), config)
+
+
 @task(name="review-push", **NETWORK_RETRIES)
-def push_task(run_dir: str, config: ReviewConfig) -> dict[str, int]:
+def push_task(run_dir: str, config: ReviewConfig, pool: Any = None) -> dict[str, int]:
     from annotation.push import push
 
-    result = push(run_dir, config)
+    result = push(run_dir, config, pool=pool)
     return {"project": result.project_id, "created": result.created, "existing": result.existing,
-            "not sent (failed check)": result.skipped_failed_checks}
+            "not sent (failed check)": result.skipped_failed_checks, "pooled passages": result.pooled}
 
 
 @task(name="review-pull", **NETWORK_RETRIES)
@@ -281,12 +291,12 @@ def pull_task(run_dir: str, config: ReviewConfig) -> dict[str, int]:
     return dict(pull(run_dir, config).counts)
 
 
-def awaiting_review(run_dir: str, counts: dict[str, dict[str, Any]]) -> State:
+def awaiting_review(run_dir: str, counts: dict[str, dict[str, Any]], config: str | None = None) -> State:
     """The state a run rests in while people review (data: the stages' counts); collect-review picks it up."""
     pushed = counts["review-push"]
     message = (f"{run_dir}: waiting for review in Label Studio project {pushed.get('project')} "
-               f"({pushed.get('created', 0) + pushed.get('existing', 0)} tasks); "
-               "the collect-review flow continues with export and evaluation")
+               f"({pushed.get('created', 0) + pushed.get('existing', 0)} tasks); the scheduled collect-review "
+               f"continues with export and evaluation, or run: {review_runs.collect_command(run_dir, config)}")
     create_markdown_artifact(
         f"## Waiting for review\n\n{message}\n\n" + "\n".join(f"- {k}: {v}" for k, v in pushed.items()),
         key="comlq-awaiting-review", description=message)
@@ -295,9 +305,17 @@ def awaiting_review(run_dir: str, counts: dict[str, dict[str, Any]]) -> State:
 
 @flow(name="push-review")
 def push_review_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
-    """RUN/items.jsonl -> Label Studio tasks (3 annotations each); idempotent on the server too."""
+    """RUN/items.jsonl -> Label Studio tasks (3 annotations each), with pooled candidates;
+    idempotent on the server too. Records the run for the scheduled collect."""
     cfg = run_config(config)
-    return once(RunFolder(run_dir), "review-push", lambda: push_task(run_dir, cfg.review), cfg.review)
+
+    def work() -> dict[str, Any]:
+        counts = push_task(run_dir, cfg.review, pool_task(run_dir, cfg))
+        review_runs.register(run_dir, config, cfg.review.registry)
+        return counts
+
+    # its output lives on the server; the key is review_runs.push_key's, so a push by hand counts too
+    return once(RunFolder(run_dir), review_runs.PUSH_STAGE, work, cfg.review)
 
 
 def collected(run_dir: str | Path) -> bool:
@@ -312,46 +330,97 @@ def pending_runs(runs_root: str) -> list[str]:
             if markers.read_marker(run.root, "review-push") and not collected(run.root)]
 
 
+def use_secret_token(review: ReviewConfig) -> None:
+    """Without $token_env, take the Label Studio token from the Prefect Secret block that
+    `comlq serve start` saved (a scheduled run's worker need not carry the secret in its environment)."""
+    if os.environ.get(review.token_env):
+        return
+    from prefect.blocks.system import Secret
+
+    try:
+        os.environ[review.token_env] = Secret.load(review.secret_block).get()
+    except ValueError:  # no such block: the push/pull's own error says what to set
+        pass
+
+
+def collect_run(run: str, config: str | None, deadline_hours: float, evaluate: bool) -> str | None:
+    """Pull one run's votes; export and evaluate it once every task has its votes or the
+    deadline has passed. Returns None when finished, else what it is waiting for."""
+    cfg = run_config(config)
+    pushed = markers.read_marker(run, "review-push")
+    if pushed is None:
+        raise ComlqError(f"{run}: nothing pushed for review yet (run `comlq run --review` or `comlq review push`)")
+    use_secret_token(cfg.review)
+    statuses = pull_task(run, cfg.review)
+    pending = statuses.get("pending", 0)
+    since = datetime.fromisoformat(pushed["finished"])
+    left = timedelta(hours=deadline_hours) - (datetime.now(UTC) - since)
+    counts_artifact("review", {**statuses, "overdue": left <= timedelta(0)}, skipped=False)
+    if pending and left > timedelta(0):
+        return f"{run} ({pending} pending, deadline in {left.total_seconds() / 3600:.1f} h)"
+    if pending:
+        create_markdown_artifact(
+            f"## Review deadline passed\n\n{run}: {pending} items had fewer than "
+            f"{cfg.review.annotators_per_item} votes after {deadline_hours} h; they are left out of the export "
+            "(listed as pending in review/reviewed.jsonl).", key="comlq-review-overdue")
+    export_flow(run, config)
+    if evaluate:
+        evaluate_flow(run, config)
+    # marked last: a run whose export or evaluation failed stays pending, so the next collect retries it
+    markers.mark(run, "review", markers.key(pushed["key"]), statuses)
+    review_runs.mark_collected(run, cfg.review.registry)
+    return None
+
+
 @flow(name="collect-review")
 def collect_review_flow(run_dir: str | None = None, runs_root: str = "runs", config: str | None = None,
                         deadline_hours: float = 72.0, evaluate: bool = True) -> State:
     """Pull the votes of every run waiting for review (or of `run_dir`); a run whose tasks all
     have their annotations, or whose deadline (hours after the push) has passed, continues with
     export and evaluation, its pending items reported. Scheduled every 15 minutes in flows.yaml.
+
+    The runs: those under runs_root, and every run `run --review` recorded (anywhere), each
+    with the configuration file it was made with. A run that cannot be reached or collected is
+    reported (an artifact, and a Failed state) and tried again at the next collect.
     """
     cfg = run_config(config)
-    runs = [run_dir] if run_dir else pending_runs(runs_root)
+    problems: list[str] = []
+    if run_dir:
+        targets = {run_dir: config}
+    else:
+        targets = {str(Path(run).absolute()): config for run in pending_runs(runs_root)}
+        for entry in review_runs.waiting(cfg.review.registry):
+            problem = entry.problem()
+            if problem:
+                problems.append(problem)
+            else:
+                targets[entry.run] = entry.config  # the configuration the run was made with
     waiting: list[str] = []
     finished: list[str] = []
-    for run in runs:
-        pushed = markers.read_marker(run, "review-push")
-        if pushed is None:
-            raise ComlqError(f"{run}: nothing pushed for review yet (run build-benchmark with review=true)")
+    for run, run_cfg in targets.items():
         if collected(run):  # nothing to do again
             continue
-        statuses = pull_task(run, cfg.review)
-        pending = statuses.get("pending", 0)
-        since = datetime.fromisoformat(pushed["finished"])
-        overdue = datetime.now(UTC) - since > timedelta(hours=deadline_hours)
-        counts_artifact("review", {**statuses, "overdue": overdue}, skipped=False)
-        if pending and not overdue:
-            waiting.append(f"{run} ({pending} pending)")
+        try:
+            outcome = collect_run(run, run_cfg, deadline_hours, evaluate)
+        except ComlqError as exc:
+            if run_dir:
+                raise
+            problems.append(f"{run}: {exc}")
             continue
-        if pending:
-            create_markdown_artifact(
-                f"## Review deadline passed\n\n{run}: {pending} items had fewer than "
-                f"{cfg.review.annotators_per_item} votes after {deadline_hours} h; they are left out of the export "
-                "(listed as pending in review/reviewed.jsonl).", key="comlq-review-overdue")
-        export_flow(run, config)
-        if evaluate:
-            evaluate_flow(run, config)
-        # marked last: a run whose export or evaluation failed stays pending, so the next collect retries it
-        markers.mark(run, "review", markers.key(pushed["key"]), statuses)
-        finished.append(run)
+        if outcome is None:
+            finished.append(run)
+        else:
+            waiting.append(outcome)
     message = f"collected {len(finished)} run(s): {', '.join(finished) or '-'}; waiting: {', '.join(waiting) or '-'}"
+    data = {"finished": finished, "waiting": waiting}
+    if problems:
+        create_markdown_artifact("## Runs that could not be collected\n\n" + "\n".join(f"- {p}" for p in problems),
+                                 key="comlq-review-problems", description="runs collect-review could not reach")
+        return Failed(message=f"{message}; could not collect: {'; '.join(problems)}",
+                      data=data | {"problems": problems})
     if waiting:
-        return Completed(name=AWAITING_REVIEW, message=message, data={"finished": finished, "waiting": waiting})
-    return Completed(message=message, data={"finished": finished, "waiting": waiting})
+        return Completed(name=AWAITING_REVIEW, message=message, data=data)
+    return Completed(message=message, data=data)
 
 
 # ---------------------------------------------------------------------------- stage: export
@@ -502,7 +571,7 @@ def build_benchmark(run_dir: str = "runs/default", config: str | None = None, so
             counts["evaluate"] = evaluate_flow(run_dir, config, task_runner=task_runner, dask_address=dask_address)
             bar.step()
     if not goes_on:
-        return awaiting_review(run_dir, counts)
+        return awaiting_review(run_dir, counts, config)
     summary = "; ".join(f"{stage}: " + ", ".join(f"{k} {v}" for k, v in c.items()) for stage, c in counts.items()
                         if stage != "generate") + f"; generate: {counts['generate']['items']} items"
     return Completed(message=summary, data=counts)

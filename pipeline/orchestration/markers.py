@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pipeline.runfolder import RunFolder
+from pipeline.runfolder import STAGES, RunFolder
 from pipeline.schemas import read_json, write_json
 
 
@@ -45,6 +45,12 @@ def key(*parts: Any) -> str:
     """A stable hash of settings (dataclasses, dicts, strings, numbers)."""
     plain = [asdict(p) if is_dataclass(p) and not isinstance(p, type) else p for p in parts]
     return hashlib.sha256(json.dumps(plain, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def stage_key(run: RunFolder, stage: str, *settings: Any, inputs: tuple[str | Path, ...] = ()) -> str:
+    """A stage's key: its settings and the contents of what it reads (`STAGES`, plus `inputs`)."""
+    read = [*run.paths(STAGES[stage].reads), *inputs]
+    return key(*settings, *(digest(path) for path in read))
 
 
 def marker_path(run_dir: str | Path, stage: str) -> Path:

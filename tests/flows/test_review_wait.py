@@ -23,9 +23,11 @@ class FakeLabelStudio:
         self.tasks: dict[str, int] = {}  # item id -> task id
         self.annotated: set[str] = set()
         self.pushes = self.pulls = 0
+        self.pool: Any = None
 
-    def push(self, run_dir: str | Path, config: Any) -> PushResult:
+    def push(self, run_dir: str | Path, config: Any, pool: Any = None) -> PushResult:
         self.pushes += 1
+        self.pool = pool
         items = [json.loads(line)["id"] for line in (Path(run_dir) / "items.jsonl").read_text().splitlines()]
         new = [item for item in items if item not in self.tasks]
         self.tasks.update({item: len(self.tasks) + 1 for item in new})
@@ -57,7 +59,11 @@ def test_the_parent_flow_waits_for_review_and_collect_continues_once(
     items = len((run_dir / "items.jsonl").read_text().splitlines())
     assert len(studio.tasks) == items
     assert "waiting for review in Label Studio project 7" in state.message and f"{items} tasks" in state.message
+    assert f"comlq review collect {run_dir} --config {small_config}" in state.message
     assert calls["export"] == 0 and not (run_dir / "export").exists()
+    # pooled judging: the push got each item's top passages of BM25 and dense, none of its own
+    assert studio.pool.retrievers == ("bm25", "dense") and set(studio.pool.candidates) == set(studio.tasks)
+    assert all(len(candidates) >= 5 for candidates in studio.pool.candidates.values())
 
     # votes still missing: the collect flow waits too
     state = collect_review_flow(runs_root=str(tmp_path / "runs"), config=str(small_config), return_state=True)
@@ -116,3 +122,35 @@ def test_a_run_whose_export_failed_stays_pending_and_the_next_collect_finishes_i
     state = collect_review_flow(runs_root=str(tmp_path / "runs"), config=str(small_config), evaluate=False,
                                 return_state=True)
     assert state.result()["finished"] == [str(run_dir)] and calls["export"] == 1
+
+
+def test_a_recorded_run_the_collect_cannot_reach_is_reported_and_kept(
+        build_benchmark: Any, studio: FakeLabelStudio, small_config: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from pipeline.orchestration import review_runs
+    from pipeline.orchestration.flows import collect_review_flow
+
+    gone, elsewhere = tmp_path / "moved" / "gone", tmp_path / "other" / "kept"
+    build_benchmark(gone, review=True)
+    build_benchmark(elsewhere, review=True)
+    shutil.rmtree(gone)
+    studio.annotated = set(studio.tasks)
+    state = collect_review_flow(runs_root=str(tmp_path / "runs"), config=str(small_config), evaluate=False,
+                                return_state=True)
+    assert state.is_failed()  # the operator sees it in the UI, and the artifact names the run
+    assert f"could not collect: {gone}: run folder not found (moved or deleted?)" in state.message
+    assert f"collected 1 run(s): {elsewhere}" in state.message  # the reachable one went on
+    assert [(r.run, r.collected is None) for r in review_runs.load(review_runs.review_registry())] == \
+        [(str(gone), True), (str(elsewhere), False)]  # not forgotten: reported again at the next collect
+    state = collect_review_flow(runs_root=str(tmp_path / "runs"), config=str(small_config), evaluate=False,
+                                return_state=True)
+    assert state.is_failed() and str(gone) in state.message and "collected 0 run(s)" in state.message
+
+
+def test_run_review_prints_the_collect_command() -> None:
+    from pipeline.run import RunResult
+
+    waiting = RunResult(Path("runs/x"), "AwaitingReview", "runs/x: waiting for review", config="my.toml")
+    assert waiting.describe().splitlines()[-1] == "next: comlq review collect runs/x --config my.toml"
+    assert "next:" not in RunResult(Path("runs/x")).describe()

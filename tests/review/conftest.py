@@ -28,6 +28,7 @@ from annotation.results import regions
 from annotation.users import add_annotator, user_token
 from pipeline.config import ReviewConfig
 from pipeline.orchestration.settings import EPHEMERAL_STARTUP_TIMEOUT_SECONDS, configure
+from pipeline.records import ReviewVote
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -54,7 +55,7 @@ class LabelStudioHarness:
 
     def annotate(self, config: ReviewConfig, votes: dict[str, list[dict[str, Any]]]) -> None:
         """Each annotator submits their votes (item id -> records like review_case.json's `votes`)
-        through the API with their own token."""
+        through the API with their own token, as the browser would."""
         admin = connect(config)
         tasks = {t["data"]["item_id"]: t for t in export_tasks(admin, find_project(admin, config.project_title).id)}
         for item_id, item_votes in votes.items():
@@ -62,7 +63,7 @@ class LabelStudioHarness:
             for vote in item_votes:
                 as_annotator = LabelStudio(base_url=config.url, api_key=self.annotator(vote["annotator"]))
                 as_annotator.annotations.create(id=task["id"], result=regions(
-                    task["data"], vote["structure_ok"], vote["evidence_spread"], vote["relevance"]))
+                    task["data"], ReviewVote.from_dict({"item_id": item_id, **vote})))
 
     def restart(self) -> None:
         server.stop(self.config, log=lambda _: None)
@@ -131,8 +132,12 @@ def _assert_matches_case(reviewed: list[dict[str, Any]], agreement: dict[str, An
                 actual = got[question][key]
                 assert actual == (value if value is None else pytest.approx(value, abs=1e-6)), (scope, question, key)
     assert set(agreement["by_type"]) == set(expected["by_type"])
-    assert sorted([d["item_id"], d["question"], d["passage_id"]] for d in agreement["disagreements"]) == \
-        sorted(expected["disagreements"])
+    def unit(d: list[Any]) -> tuple[str, str, str]:
+        return d[0], d[1], d[2] or ""
+
+    assert sorted(map(unit, ([d["item_id"], d["question"], d["passage_id"]] for d in agreement["disagreements"]))) == \
+        sorted(map(unit, expected["disagreements"]))
+    assert agreement["pool"] == expected["pool"]
 
 
 @pytest.fixture(scope="session")

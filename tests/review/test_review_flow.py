@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from annotation.client import connect, export_tasks, find_project
-from annotation.push import shown_passages
 from pipeline.config import ReviewConfig
 from pipeline.schemas import read_jsonl
 
@@ -49,10 +48,13 @@ project_title = "{review.project_title}"
 
 
 def votes(items: list[dict[str, Any]], rejected: str, annotators: tuple[str, ...]) -> dict[str, list[dict[str, Any]]]:
-    """Every passage relevant and the evidence spread; the structure of `rejected` wrong for two of three."""
-    return {item["id"]: [{"annotator": who, "structure_ok": not (item["id"] == rejected and who != ANNOTATORS[0]),
+    """Every evidence passage relevant (the rest left ungraded), the evidence spread, the answers
+    right; the answers of `rejected` wrong for two of three."""
+    return {item["id"]: [{"annotator": who, "structure_ok": True,
                           "evidence_spread": True if item["n_passages"] > 1 else None,
-                          "relevance": {pid: 2 for pid in shown_passages(item)}} for who in annotators]
+                          "answers_correct": not (item["id"] == rejected and who != ANNOTATORS[0]),
+                          "answers_complete": True, "trivial": False,
+                          "relevance": {e["passage_id"]: 2 for e in item["evidence"]}} for who in annotators]
             for item in items}
 
 
@@ -62,12 +64,14 @@ def statuses(run: Path) -> dict[str, str]:
 
 
 def test_build_pushes_and_waits_collect_exports_the_accepted_items_once(ls, prefect_harness, tmp_path):
+    """The run lives outside the collect's runs_root, and the collect is given no configuration:
+    it finds the run in the review-run registry, with the configuration the run was made with."""
     from pipeline.orchestration.flows import AWAITING_REVIEW, build_benchmark, collect_review_flow
 
     review = ls.project("review flow")
     config = str(line_config(tmp_path / "line.toml", review))
-    runs = tmp_path / "runs"
-    run = runs / "reviewed"
+    runs = tmp_path / "runs"  # empty: the scheduled collect's runs_root
+    run = tmp_path / "elsewhere" / "reviewed"
 
     state = build_benchmark(run_dir=str(run), config=config, types=TYPES, review=True, return_state=True)
     assert state.is_completed() and state.name == AWAITING_REVIEW
@@ -77,17 +81,21 @@ def test_build_pushes_and_waits_collect_exports_the_accepted_items_once(ls, pref
     tasks = export_tasks(client, find_project(client, review.project_title).id)
     assert sorted(t["data"]["item_id"] for t in tasks) == sorted(i["id"] for i in items)
     assert f"({len(items)} tasks)" in state.message and not (run / "export").exists()
+    assert f"comlq review collect {run} --config {config}" in state.message
+    pooled = [p for t in tasks for p in t["data"]["passages"] if p["group"] == "candidate"]
+    assert len(pooled) >= 5 * len(items)  # each item's top 5 of BM25 and of dense, minus its own passages
 
     # two of three votes in: the collect flow waits, every item pending
     rejected = items[0]["id"]
     ls.annotate(review, votes(items, rejected, ANNOTATORS[:2]))
-    state = collect_review_flow(runs_root=str(runs), config=config, return_state=True)
-    assert state.name == AWAITING_REVIEW and state.result()["waiting"] == [f"{run} ({len(items)} pending)"]
+    state = collect_review_flow(runs_root=str(runs), return_state=True)
+    (waiting,) = state.result()["waiting"]
+    assert state.name == AWAITING_REVIEW and waiting.startswith(f"{run} ({len(items)} pending, deadline in 7")
     assert set(statuses(run).values()) == {"pending"} and not (run / "export").exists()
 
     # the third annotator: the votes are decided, the accepted items exported and evaluated
     ls.annotate(review, votes(items, rejected, ANNOTATORS[2:]))
-    state = collect_review_flow(runs_root=str(runs), config=config, return_state=True)
+    state = collect_review_flow(runs_root=str(runs), return_state=True)
     assert state.name == "Completed" and state.result() == {"finished": [str(run)], "waiting": []}
     assert statuses(run) == {i["id"]: "rejected" if i["id"] == rejected else "accepted" for i in items}
     beir = run / "export" / "beir"
@@ -102,6 +110,6 @@ def test_build_pushes_and_waits_collect_exports_the_accepted_items_once(ls, pref
     outputs = [run / "review" / "reviewed.jsonl", beir / "queries.jsonl", run / "report" / "metrics.json",
                *(run / ".comlq").glob("*.json")]
     before = {path: path.stat().st_mtime_ns for path in outputs}
-    state = collect_review_flow(runs_root=str(runs), config=config, return_state=True)
+    state = collect_review_flow(runs_root=str(runs), return_state=True)
     assert state.name == "Completed" and state.result() == {"finished": [], "waiting": []}
     assert {path: path.stat().st_mtime_ns for path in outputs} == before

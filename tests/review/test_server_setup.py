@@ -105,3 +105,41 @@ def test_start_waits_for_a_server_that_is_still_booting(config, booting_server, 
     monkeypatch.setattr(server, "_check_token", lambda config, srv: None)  # no server to ask
     assert server.start(config, timeout=60.0, log=lambda _: None) == booting_server
     assert next(answers, "polled until healthy") == "polled until healthy"
+
+
+@pytest.mark.parametrize("verb", ["push", "pull", "status", "collect"])
+def test_a_folder_that_is_no_run_is_one_line(verb, tmp_path, capsys):
+    assert main(["review", verb, str(tmp_path / "nowhere")]) == 2
+    assert capsys.readouterr().err == (f"comlq: error: {tmp_path / 'nowhere'}: not a run folder (no items.jsonl); "
+                                       "give the folder `comlq run` or `comlq generate` wrote\n")
+
+
+@pytest.mark.parametrize("verb", [["status"], ["pull"], ["collect"], ["annotators", "list"]])
+def test_no_server_is_one_line_for_every_verb(verb, config, tmp_path, capsys, make_run):
+    toml = tmp_path / "c.toml"
+    toml.write_text(f'[review]\nurl = "{config.url}"\ntoken_env = "{config.token_env}"\n')
+    run = [] if verb[0] == "annotators" else [str(make_run(tmp_path / "run"))]
+    if verb == ["collect"]:  # collect needs a pushed run
+        from pipeline.orchestration.review_runs import record_push
+
+        record_push(run[0], str(toml), config, {})
+    assert main(["review", *verb, *run, "--config", str(toml)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (f"comlq: error: Label Studio is not reachable at {config.url} "
+                                                        "(start it with `comlq review server start`)")
+
+
+def test_reset_password_without_the_server_venv_is_one_line(config, tmp_path, monkeypatch, capsys):
+    from annotation import users
+
+    monkeypatch.setattr(users, "accounts", lambda config: [users.Account(1, "ana@example.org", None, None)])
+    (Path(config.data_dir) / server.DB_NAME).parent.mkdir(parents=True)
+    (Path(config.data_dir) / server.DB_NAME).touch()  # the server's data dir is here, its venv is not
+    monkeypatch.setenv(server.VENV_ENV, str(tmp_path / "no-venv"))
+    toml = tmp_path / "c.toml"
+    toml.write_text(f'[review]\nurl = "{config.url}"\ntoken_env = "{config.token_env}"\n'
+                    f'data_dir = "{config.data_dir}"\n')
+    assert main(["review", "annotators", "reset-password", "ana@example.org", "--config", str(toml)]) == 2
+    assert capsys.readouterr().err == (
+        f"comlq: error: reset-password runs the server's own `label-studio` command, and {tmp_path}/no-venv/bin/"
+        "label-studio is not there: run it where `comlq review server start` ran (the repository root), "
+        f"or set ${server.VENV_ENV}\n")

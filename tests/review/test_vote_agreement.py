@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import html
+import re
 import xml.etree.ElementTree as ET
+from collections import Counter
 
 import pytest
 
 from annotation.agreement import agreement
-from annotation.client import labeling_config
-from annotation.push import review_items, task_data
+from annotation.client import instructions, labeling_config
+from annotation.push import Pool, layout_prediction, review_items
 from annotation.results import read_vote, regions
+from annotation.tasks import Span, highlight, task_data
 from annotation.vote import decide, majority, majority_grade
-from pipeline.config import ReviewConfig
+from pipeline.config import Config, ReviewConfig
 from pipeline.errors import ComlqError
 from pipeline.passages import load_passages
 from pipeline.records import ReviewVote
@@ -23,10 +27,32 @@ def run(tmp_path, make_run):
     return make_run(tmp_path / "run")
 
 
+@pytest.fixture()
+def items(run):
+    return {i["id"]: i for i in review_items(run, ReviewConfig())[0]}
+
+
+@pytest.fixture()
+def passages(run):
+    return load_passages(run / "passages.jsonl")
+
+
+def vote(who: str, relevance: dict[str, int], item: str = "r-1p-1", annotation_id: int | None = None,
+         **answers: str) -> ReviewVote:
+    """A complete vote: every question 'yes' (trivial 'no') unless `answers` says otherwise."""
+    given = {"structure_ok": "yes", "answers_correct": "yes", "answers_complete": "yes", "trivial": "no"} | answers
+    flags = {q: None if a == "unsure" else a == "yes" for q, a in given.items()}
+    return ReviewVote(item, who, flags["structure_ok"], flags.get("evidence_spread"), relevance,
+                      annotation_id=annotation_id, answers_correct=flags["answers_correct"],
+                      answers_complete=flags["answers_complete"], trivial=flags["trivial"],
+                      unsure=tuple(q for q, a in given.items() if a == "unsure"))
+
+
 def _reviewed(run, case):
     items, _ = review_items(run, ReviewConfig())
     votes = {item_id: [ReviewVote.from_dict({"item_id": item_id, **v}) for v in vs] for item_id, vs in case["votes"].items()}
-    return [{"item": item, "review": decide(item, votes.get(item["id"], []), 3)} for item in items]
+    return [{"item": item, "review": decide(item, votes.get(item["id"], []), 3, case["pool"].get(item["id"], []))}
+            for item in items]
 
 
 def test_vote_and_agreement_match_the_hand_computed_case(run, case, assert_matches_case):
@@ -55,23 +81,57 @@ def test_majority_needs_more_than_half():
     assert majority([]) is None
 
 
-def test_a_tie_on_structure_rejects_with_a_flag(run):
-    item = next(i for i in review_items(run, ReviewConfig())[0] if i["id"] == "r-1p-1")
-    votes = [ReviewVote("r-1p-1", who, ok, None, {"p1": 2}) for who, ok in
-             (("a", True), ("b", False), ("c", True), ("d", False))]
-    review = decide(item, votes, 4)  # a tie needs an even number of annotators per item
-    assert review["status"] == "rejected"
-    assert review["structure_ok"] is None
+def test_a_tie_on_structure_rejects_with_a_flag(items):
+    votes = [vote(who, {"p1": 2}, structure_ok=ok)
+             for who, ok in (("a", "yes"), ("b", "no"), ("c", "yes"), ("d", "no"))]
+    review = decide(items["r-1p-1"], votes, 4)  # a tie needs an even number of annotators per item
+    assert (review["status"], review["structure_ok"], review["reason"]) == \
+        ("rejected", None, "no majority saying the structure holds")
     assert "tie:structure_ok" in review["flags"]
-    assert review["reason"] == "no majority on structure"
 
 
-def test_only_the_first_needed_votes_count_for_decision_and_agreement(run):
-    item = next(i for i in review_items(run, ReviewConfig())[0] if i["id"] == "r-1p-1")
+@pytest.mark.parametrize(("answers", "status", "reason"), [
+    ({}, "accepted", None),
+    ({"answers_correct": ["no", "no", "yes"]}, "rejected", "answers not correct"),
+    ({"answers_correct": ["yes", "unsure", "unsure"]}, "rejected", "no majority saying the answers are correct"),
+    ({"answers_correct": ["yes", "yes", "unsure"]}, "accepted", None),  # unsure counts, and 2 of 3 still say yes
+    ({"answers_correct": ["yes", "no", "unsure"]}, "rejected", "no majority saying the answers are correct"),
+    ({"trivial": ["yes", "yes", "no"]}, "rejected", "trivial or circular"),
+    ({"structure_ok": ["no", "no", "no"], "trivial": ["yes", "yes", "yes"]}, "rejected",
+     "structure inconsistent with the type; trivial or circular"),
+    ({"answers_complete": ["no", "no", "yes"]}, "rejected", "answers incomplete"),  # nothing pooled repaired it
+    ({"answers_complete": ["unsure", "unsure", "yes"]}, "accepted", None),  # only a "no" majority counts
+])
+def test_the_decision_uses_every_question(items, answers, status, reason):
+    votes = [vote(who, {"p1": 2}, **{q: a[n] for q, a in answers.items()}) for n, who in enumerate("abc")]
+    review = decide(items["r-1p-1"], votes, 3)
+    assert (review["status"], review["reason"]) == (status, reason)
+    assert review["qrels"] == ({"p1": 2} if status == "accepted" else {})
+
+
+def test_answers_incomplete_are_kept_only_when_a_pooled_passage_repaired_the_qrels(items):
+    item = items["r-2in-1"]
+    grades = {"p3": 2, "p2": 0, "p10": 2, "p11": 0}
+    incomplete = [vote(who, grades, item="r-2in-1", answers_complete="no") for who in "abc"]
+    repaired = decide(item, incomplete, 3, ["p10", "p11"])
+    assert (repaired["status"], repaired["qrels"]) == ("accepted", {"p3": 2, "p10": 2})
+    assert "incomplete_repaired" in repaired["flags"]
+    irrelevant = [vote(who, grades | {"p10": 0}, item="r-2in-1", answers_complete="no") for who in "abc"]
+    assert decide(item, irrelevant, 3, ["p10", "p11"])["reason"] == "answers incomplete"
+
+
+def test_a_passage_excluded_by_not_judged_relevant_is_flagged(items):
+    votes = [vote(who, {"p3": 2, "p2": 1}, item="r-2in-1") for who in "abc"]
+    review = decide(items["r-2in-1"], votes, 3)
+    assert "excluded_relevant:p2" in review["flags"] and review["qrels"] == {"p3": 2, "p2": 1}
+
+
+def test_only_the_first_needed_votes_count_for_decision_and_agreement(items):
+    item = items["r-1p-1"]
     # a 2-1 accept by the first three annotations, then a late fourth "no" (say, the admin's)
-    votes = [ReviewVote("r-1p-1", who, ok, None, {"p1": grade}, annotation_id=annotation_id)
-             for who, ok, grade, annotation_id in (("late", False, 0, 40), ("b", False, 2, 12),
-                                                   ("a", True, 2, 11), ("c", True, 1, 13))]
+    votes = [vote(who, {"p1": grade}, annotation_id=annotation_id, structure_ok=ok)
+             for who, ok, grade, annotation_id in (("late", "no", 0, 40), ("b", "no", 2, 12),
+                                                   ("a", "yes", 2, 11), ("c", "yes", 1, 13))]
     review = decide(item, votes, 3)
     assert (review["status"], review["structure_ok"], review["relevance"]) == ("accepted", True, {"p1": 2})
     assert review["flags"] == ["extra_votes"]
@@ -81,11 +141,19 @@ def test_only_the_first_needed_votes_count_for_decision_and_agreement(run):
     assert units == [{"a": 1, "b": 0, "c": 1}, {"a": 2, "b": 2, "c": 1}]
 
 
-def test_all_passages_graded_zero_rejects(run):
-    item = next(i for i in review_items(run, ReviewConfig())[0] if i["id"] == "r-1p-1")
-    votes = [ReviewVote("r-1p-1", who, True, None, {"p1": 0}) for who in "abc"]
-    review = decide(item, votes, 3)
+def test_all_passages_graded_zero_rejects(items):
+    review = decide(items["r-1p-1"], [vote(who, {"p1": 0}) for who in "abc"], 3)
     assert (review["status"], review["reason"], review["qrels"]) == ("rejected", "no passage judged relevant", {})
+
+
+def test_unsure_votes_and_comments_reach_the_disagreement_list(items):
+    votes = [vote(who, {"p1": 2}, trivial="unsure") for who in "abc"]  # unanimous, but unsure
+    votes[0] = ReviewVote.from_dict(votes[0].to_dict() | {"comment": "is 'born' a relation?"})
+    review = decide(items["r-1p-1"], votes, 3)
+    assert review["comments"] == [{"annotator": "a", "comment": "is 'born' a relation?"}]
+    listed = agreement([{"item": items["r-1p-1"], "review": review}], 3)["disagreements"]
+    assert [(d["question"], d["votes"]) for d in listed] == [("trivial", {"a": 2, "b": 2, "c": 2}), ("comment", {})]
+    assert listed[1]["comment"] == "is 'born' a relation?" and listed[1]["annotator"] == "a"
 
 
 def test_failed_checks_are_left_out_unless_configured(run):
@@ -102,38 +170,121 @@ def test_a_repeated_item_id_is_a_clear_error(run):
         review_items(run, ReviewConfig())
 
 
-def test_task_data_shows_the_evidence_question_only_for_multi_passage_items(run):
-    passages = load_passages(run / "passages.jsonl")
-    items = {i["id"]: i for i in review_items(run, ReviewConfig())[0]}
-    single, triple = task_data(items["r-1p-1"], passages), task_data(items["r-3p-3"], passages)
-    assert single["spread"] == [] and len(triple["spread"]) == 1
-    assert [p["id"] for p in triple["passages"]] == ["p4", "p5", "p6"]
-    assert triple["passages"][0]["text"].startswith("[1] Danube: ")
-    assert single["item_id"] == "r-1p-1" and single["query_type"] == "1p (1 passage)"
+# ---------------------------------------------------------------- what a task shows
 
 
-def test_a_missing_passage_is_a_clear_error(run):
-    passages = load_passages(run / "passages.jsonl")
+def _text(markup: str) -> str:
+    """The text a browser shows for `markup` (what Label Studio's global offsets count)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+def test_passages_come_in_groups_with_headings_the_regions_cover(items, passages):
+    data = task_data(items["r-2in-1"], passages, ["p10", "p3", "p11"], ("bm25", "dense"))
+    assert [(p["group"], p["label"], p["id"]) for p in data["passages"]] == [
+        ("evidence", "E1", "p3"), ("excluded", "X1", "p2"), ("candidate", "C1", "p10"), ("candidate", "C2", "p11")]
+    text = _text(data["html"])
+    for passage in data["passages"]:
+        start, end = data["offsets"][passage["region"]]
+        assert text[start:end] == f"[{passage['label']}] {passages[passage['id']].title}"
+    assert "Evidence for the answers (1)" in text and "Other candidates (2)" in text
+    assert ('Excluded by NOT (1)1 passage about entities that meet the other conditions but also '
+            '"writers of War and Peace"') in text
+    assert "retrieved by bm25, dense" in text
+    assert data["query_type"] == "2in: evidence in 1 passage" and data["spread"] == []
+
+
+def test_offsets_count_code_points_past_characters_outside_the_bmp(items, passages):
+    data = task_data(items["r-3p-3"], passages)  # the Danube passage holds a character outside the BMP
+    text = _text(data["html"])
+    start, end = data["offsets"]["passage-E2"]
+    assert "𝔇" in text[:start] and text[start:end] == "[E2] Vienna"
+    assert len(data["spread"]) == 1
+
+
+def test_fact_sentences_answers_and_anchors_are_marked(items, passages):
+    data = task_data(items["r-1p-1"], passages)
+    assert '<mark class="comlq-fact"><span class="comlq-anchor">Marie Curie</span> was born in ' \
+           '<span class="comlq-answer">Warsaw</span>, then part of the Russian Empire.</mark>' in data["html"]
+    assert data["facts"] == "Marie Curie born_in Warsaw" and data["anchors"] == "Marie Curie"
+
+
+def test_an_item_without_facts_shows_its_passages_unmarked_but_names_still_marked(items, passages):
+    data = task_data(items["r-2i-2"], passages)  # an LLM item: no facts
+    assert "<mark" not in data["html"] and data["facts"] == "(not recorded)"
+    assert '<span class="comlq-answer">Johann Sebastian Bach</span>' in data["html"]
+    assert '<span class="comlq-anchor">Bonn</span>' in data["html"]
+
+
+def test_highlight_escapes_text_and_nests_names_inside_sentences():
+    text = "A <b> & C. Paris is in France."
+    marked = highlight(text, [Span(11, 30, "fact"), Span(11, 16, "answer"), Span(0, 1, "anchor"),
+                              Span(8, 13, "anchor")])  # crosses the sentence's edge: dropped
+    assert marked == ('<span class="comlq-anchor">A</span> &lt;b&gt; &amp; C. <mark class="comlq-fact">'
+                      '<span class="comlq-answer">Paris</span> is in France.</mark>')
+    assert _text(marked) == text
+
+
+def test_a_missing_passage_is_a_clear_error(items, passages):
     del passages["p5"]
-    item = next(i for i in review_items(run, ReviewConfig())[0] if i["id"] == "r-3p-3")
     with pytest.raises(ComlqError, match="item r-3p-3: passage 'p5' is not in the passages file"):
-        task_data(item, passages)
+        task_data(items["r-3p-3"], passages)
 
 
-def test_result_regions_read_back_as_the_same_vote(run):
-    passages = load_passages(run / "passages.jsonl")
-    item = next(i for i in review_items(run, ReviewConfig())[0] if i["id"] == "r-2in-2")
-    task = {"id": 7, "data": task_data(item, passages)}
-    annotation = {"id": 70, "result": regions(task["data"], False, True, {"p2": 0, "p3": 2})}
-    vote = read_vote(task, annotation, "x@example.org")
-    assert vote == ReviewVote("r-2in-2", "x@example.org", False, True, {"p2": 0, "p3": 2}, 7, 70)
+def test_result_regions_read_back_as_the_same_vote(items, passages):
+    task = {"id": 7, "data": task_data(items["r-2in-1"], passages, ["p10"])}
+    given = ReviewVote("r-2in-1", "x@example.org", False, None, {"p3": 2, "p10": 1}, 7, 70, None,
+                       answers_correct=None, answers_complete=False, trivial=False, unsure=("answers_correct",),
+                       comment="Turgenev is missing", ungraded=("p2",))
+    read = read_vote(task, {"id": 70, "result": regions(task["data"], given)}, "x@example.org")
+    assert read == given
+    validate(read.to_dict(), "review_vote")
 
 
-def test_labeling_config_names_the_controls_the_results_use():
+def test_the_layout_prediction_has_an_ungraded_region_per_passage(items, passages):
+    item = items["r-3p-3"]
+    data = task_data(item, passages)
+    prediction = layout_prediction(item, data, check=True)
+    grades = [r for r in prediction["result"] if r["from_name"] == "grade"]
+    assert [r["id"] for r in grades] == ["passage-E1", "passage-E2", "passage-E3"]
+    assert {r["value"]["hypertextlabels"][0] for r in grades} == {"?"}
+    assert prediction["result"][-1]["value"] == {"choices": ["yes"]}  # the automatic check, when asked for
+    assert len(layout_prediction(item, data, check=False)["result"]) == 3
+
+
+def test_the_labeling_config_asks_every_question_with_distinct_hotkeys():
     root = ET.fromstring(labeling_config())
     controls = {c.get("name"): c for c in root.iter("Choices")}
-    assert set(controls) == {"structure", "evidence_{{idx}}", "relevance_{{idx}}"}
-    assert [c.get("value") for c in controls["relevance_{{idx}}"]] == ["0", "1", "2"]
-    assert all(c.get("required") == "true" for c in controls.values())
-    repeaters = {r.get("on") for r in root.iter("Repeater")}
-    assert repeaters == {"$spread", "$passages"}
+    assert set(controls) == {"structure", "evidence_{{idx}}", "answers_correct", "answers_complete", "trivial"}
+    for control in controls.values():
+        assert [c.get("value") for c in control] == ["yes", "no", "unsure"] and control.get("required") == "true"
+    (grade,) = root.iter("HyperTextLabels")
+    hotkeys = {label.get("value"): label.get("hotkey") for label in grade}
+    assert hotkeys == {"?": "shift+/", "0": "0", "1": "1", "2": "2"}
+    keys = Counter(e.get("hotkey") for e in root.iter() if e.get("hotkey"))
+    assert max(keys.values()) == 1  # one key, one answer
+    assert not {"u", "h"} & set(keys)  # Label Studio's own keys (unselect region, ...)
+    assert [t.get("name") for t in root.iter("TextArea")] == ["comment"]
+    assert {r.get("on") for r in root.iter("Repeater")} == {"$spread"}
+    # the instructions name the same keys
+    text = instructions()
+    for keys_of_question in ("q w e", "a s d", "z x c", "i o p", "j k l", "0 / 1 / 2", "Alt+."):
+        assert keys_of_question in text
+
+
+def test_pooled_candidates_come_from_two_retrievers_and_skip_evidence_and_violating(run, items, passages):
+    from pipeline.orchestration.pool import pooled_candidates
+
+    config = Config()
+    config.review.pool_k = 2
+    pool = pooled_candidates(list(items.values()), passages, config)
+    assert pool.retrievers == ("bm25", "dense")
+    for item_id, candidates in pool.candidates.items():
+        item = items[item_id]
+        assert 2 <= len(candidates) <= 4 and len(set(candidates)) == len(candidates)
+        assert not set(candidates) & ({e["passage_id"] for e in item["evidence"]} | set(item["violating"]))
+    assert "p10" in pool.candidates["r-2in-1"]  # the other Russian novelist: the missing answer
+    config.review.pool_retrievers = ("bm25",)
+    with pytest.raises(ComlqError, match="pooling needs two or more retrievers"):
+        pooled_candidates(list(items.values()), passages, config)
+    config.review.pool_k = 0
+    assert pooled_candidates(list(items.values()), passages, config) == Pool({})
