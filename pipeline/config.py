@@ -76,7 +76,25 @@ class ExportConfig:
 
 
 @dataclass
+class TrainConfig:
+    """`comlq train reranker|dense` and the line's train stage (retrieval/train.py)."""
+
+    seed: int = 13
+    negatives: int = 7  # negatives per positive (listwise groups of 1 + negatives)
+    kinds: tuple[str, ...] = ("violating", "partial", "twins")  # hard-negative kinds besides the retrieved ones
+    # at most this many (question, positive) groups; 1500 is ~11,500 pairs, ~27 min at 7 pairs/s (docs/results.md)
+    max_groups: int = 1500
+    epochs: int = 1
+    batch_groups: int = 4  # groups per optimiser step
+    learning_rate: float = 4e-5
+    max_length: int = 160  # tokens per training pair (the sample's passages: median 101, 90th percentile 167)
+    first_k: int = 30  # the first stage's top k mined for negatives and reranked on the validation split
+    precision: str = "auto"  # bf16 autocast where the CPU has bf16 units (auto), or fp32
+
+
+@dataclass
 class EvaluateConfig:
+    # not "rerank" yet: it makes `comlq run` train a model (the train stage), too slow at the default size
     retrievers: tuple[str, ...] = ("bm25", "dense", "itlr")
     parse: str = "gold"  # 'gold' (the item's logical form), 'rules' or 'llm'
     split: str = "test"
@@ -88,6 +106,8 @@ class EvaluateConfig:
     candidates_k: int | None = 1000  # ITLR candidates per query (0 or None: all passages)
     candidates: str = "terms"  # ITLR candidates: 'terms' (union of each positive term's top-k) | 'query' (question's top-k)
     depth: int = 100  # passages retrieved per query (MAP@100, Recall@100, LSNC@100 need 100)
+    reranker_model: str = "auto"  # CrossEncoder folder for `rerank`; auto: the newest runs/*/models/reranker
+    rerank_k: int = 30  # passages of the first stage the reranker reads per query
 
 
 @dataclass
@@ -97,6 +117,7 @@ class Config:
     llm: LLMConfig = field(default_factory=LLMConfig)
     review: ReviewConfig = field(default_factory=ReviewConfig)
     export: ExportConfig = field(default_factory=ExportConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
     evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
 
     def to_dict(self) -> dict[str, Any]:

@@ -19,6 +19,7 @@ OUTPUTS = {
     "stats": "stats.json",
     "review": "review",
     "export": "export",
+    "models": "models",
     "report": "report",
 }
 

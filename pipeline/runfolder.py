@@ -6,6 +6,7 @@ where runs are found. No other module spells a run path; stages meet only throug
       chunks/TYPES/   one generation chunk's files, when generation runs in several chunks
       review/         push_log.jsonl, reviewed.jsonl, agreement.json
       export/         dataset/ (DatasetDict), data/SPLIT-00000-of-00001.parquet, beir/, README.md (card)
+      models/         reranker/ (a CrossEncoder trained on the export, with train.jsonl, comlq.json, README.md)
       report/         metrics.json, per_query.json, report.md, runs/NAME.trec, *.png
       cache/          llm/ (LLM call cache), prefect/ (persisted task results)
       .comlq/         STAGE.json done-markers
@@ -17,6 +18,7 @@ and `comlq evaluate --beir/--out` take any folder, laid out the same way.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +82,34 @@ class ExportFolder(Folder):
     @property
     def card(self) -> Path:
         return self.root / "README.md"
+
+
+@dataclass(frozen=True)
+class ModelFolder(Folder):
+    """A model trained here: the model's own files (sentence-transformers layout) plus what it
+    was trained on and how (`comlq train`)."""
+
+    @property
+    def info(self) -> Path:
+        return self.root / "comlq.json"  # settings, counts, validation results, export digest
+
+    @property
+    def training_data(self) -> Path:
+        return self.root / "train.jsonl"
+
+    @property
+    def card(self) -> Path:
+        return self.root / "README.md"
+
+    def read_info(self) -> dict:
+        return json.loads(self.info.read_text(encoding="utf-8")) if self.info.is_file() else {}
+
+
+@dataclass(frozen=True)
+class ModelsFolder(Folder):
+    @property
+    def reranker(self) -> ModelFolder:
+        return ModelFolder(self.root / "reranker")
 
 
 @dataclass(frozen=True)
@@ -150,6 +180,10 @@ class RunFolder(Folder):
         return ExportFolder(self.root / "export")
 
     @property
+    def models(self) -> ModelsFolder:
+        return ModelsFolder(self.root / "models")
+
+    @property
     def report(self) -> ReportFolder:
         return ReportFolder(self.root / "report")
 
@@ -206,6 +240,7 @@ STAGES = {stage.name: stage for stage in (
     # everything the dataset card reads
     Stage("export", reads=("items", "passages", "stats", "rejected", "review.reviewed", "review.agreement"),
           writes=("export.beir",)),
+    Stage("train", reads=("export.beir", "export.data"), writes=("models.reranker.info",)),
     Stage("evaluate", reads=("export.beir",), writes=("report.metrics",)),
 )}
 
@@ -224,3 +259,11 @@ def latest_export(root: str | Path) -> RunFolder | None:
     """The run under `root` whose export was written last, if any."""
     exported = [run for run in runs_under(root) if run.export.beir.root.is_dir()]
     return max(exported, key=lambda run: run.export.beir.root.stat().st_mtime, default=None)
+
+
+def latest_model(root: str | Path, kind: str = "reranker") -> Path | None:
+    """The newest finished model of `kind` trained by a run under `root` (its comlq.json is written last)."""
+    trained = [getattr(run.models, kind) for run in runs_under(root)]
+    finished = [model.info for model in trained if model.info.is_file()]
+    newest = max(finished, key=lambda info: info.stat().st_mtime, default=None)
+    return newest.parent if newest else None

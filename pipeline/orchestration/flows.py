@@ -37,7 +37,7 @@ from tqdm import tqdm
 from pipeline import generate as generate_stage
 from pipeline import passages as passages_stage
 from pipeline.config import (Config, EvaluateConfig, ExportConfig, GenerateConfig, LLMConfig, ReviewConfig,
-                             load_config)
+                             TrainConfig, load_config)
 from pipeline.errors import ComlqError
 from pipeline.generator import GenerationResult, get_generator
 from pipeline.orchestration import markers
@@ -328,6 +328,7 @@ def collect_review_flow(run_dir: str | None = None, runs_root: str = "runs", con
                 "(listed as pending in review/reviewed.jsonl).", key="comlq-review-overdue")
         export_flow(run, config)
         if evaluate:
+            train_flow(run, config)
             evaluate_flow(run, config)
         # marked last: a run whose export or evaluation failed stays pending, so the next collect retries it
         markers.mark(run, "review", markers.key(pushed["key"]), statuses)
@@ -360,6 +361,39 @@ def export_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
     stage_key = markers.key(cfg.export, *(markers.digest(path) for path in inputs))
     return once(run_dir, "export", stage_key, [run / "export" / "beir"],
                 lambda: export_task(run_dir, str(run / "export"), cfg.export))
+
+
+# ---------------------------------------------------------------------------- stage: train
+
+
+def uses_run_reranker(evaluate: EvaluateConfig) -> bool:
+    """Whether the evaluation needs the run's own reranker (a `rerank` spec without model=, model auto)."""
+    return evaluate.reranker_model == "auto" and any(
+        spec.startswith("rerank") and "model=" not in spec for spec in evaluate.retrievers)
+
+
+@task(name="train-reranker")
+def train_task(export_dir: str, out: str, config: TrainConfig) -> dict[str, Any]:
+    from retrieval.train import train_reranker
+
+    info = train_reranker(export_dir, out, config, progress=True)  # minutes: the bar shows how many
+    scores = info["validation"].get("nDCG@10", {})
+    return {"groups": info["examples"]["groups"], "seconds": info["training"]["seconds"],
+            **{f"validation nDCG@10 {name}": value for name, value in scores.items()}}
+
+
+@flow(name="train")
+def train_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
+    """RUN/export (train and validation splits) -> RUN/models/reranker, when the evaluation uses
+    it; trained again only when the export or the [train] settings change."""
+    cfg = run_config(config)
+    run = RunFolder(run_dir)
+    if not uses_run_reranker(cfg.evaluate):
+        return {"skipped (no rerank retriever with model auto)": True}
+    stage = STAGES["train"]
+    stage_key = markers.key(cfg.train, *(markers.digest(path) for path in run.paths(stage.reads)))
+    return once(run_dir, "train", stage_key, run.paths(stage.writes),
+                lambda: train_task(str(run.export.root), str(run.models.reranker.root), cfg.train))
 
 
 # ---------------------------------------------------------------------------- stage: evaluate
@@ -435,8 +469,13 @@ def evaluate_flow(run_dir: str = "latest", config: str | None = None, runs_root:
     if run_dir == "latest":
         run_dir = latest_export(runs_root)
     cfg = run_config(config)
-    beir = Path(run_dir) / "export" / "beir"
-    stage_key = markers.key(cfg.evaluate, cfg.llm, markers.digest(beir))  # llm: parse=llm and rewrite
+    run = RunFolder(run_dir)
+    beir = run.export.beir.root
+    model = run.models.reranker
+    if uses_run_reranker(cfg.evaluate) and model.info.is_file():  # the run's own model, not the newest anywhere
+        cfg.evaluate.reranker_model = str(model.root)
+    # llm: parse=llm and rewrite; the model's comlq.json changes whenever it is trained again
+    stage_key = markers.key(cfg.evaluate, cfg.llm, markers.digest(beir), markers.digest(model.info))
     report = Path(run_dir) / "report"
 
     def work() -> dict[str, Any]:
@@ -474,7 +513,7 @@ def build_benchmark(run_dir: str = "runs/default", config: str | None = None, so
     generate_runner = make_task_runner(task_runner, dask_address)
     counts: dict[str, dict[str, Any]] = {}
     goes_on = not review or collected(run_dir)  # a reviewed run goes on once its votes are in
-    with progress(2 + review + 2 * goes_on, "build-benchmark", "comlq-run-progress") as bar:
+    with progress(2 + review + 3 * goes_on, "build-benchmark", "comlq-run-progress") as bar:
         counts["passages"] = select_passages_flow(run_dir, cfg.passages.source, cfg.passages.limit)
         bar.step("passages")
         counts["generate"] = generate_flow.with_options(task_runner=generate_runner)(
@@ -486,6 +525,8 @@ def build_benchmark(run_dir: str = "runs/default", config: str | None = None, so
         if goes_on:
             counts["export"] = export_flow(run_dir, config)
             bar.step("export")
+            counts["train"] = train_flow(run_dir, config)
+            bar.step("train")
             counts["evaluate"] = evaluate_flow(run_dir, config, task_runner=task_runner, dask_address=dask_address)
             bar.step("evaluate")
     if not goes_on:
