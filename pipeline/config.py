@@ -75,8 +75,7 @@ class ReviewConfig:
     predictions: bool = False  # pre-fill the structure answer with the automatic check (annotators see it: not blind)
     pool_k: int = 5  # pooled judging: each retriever's top-k passages per item shown as "other candidates" (0: off)
     pool_retrievers: tuple[str, ...] = ("bm25", "dense")  # two or more retrievers ([evaluate] model etc. apply)
-    # runs waiting for review, for the scheduled collect (default: $COMLQ_HOME/review-runs.json)
-    registry: str | None = None
+    registry: str | None = None  # runs waiting for review, for the scheduled collect (default: $COMLQ_HOME/review-runs.json)
     secret_block: str = "comlq-label-studio-token"  # Prefect Secret block `serve start` keeps the API token in
 
 
@@ -91,10 +90,26 @@ class ExportConfig:
 
 
 @dataclass
+class TrainConfig:
+    """`comlq train reranker|dense` and the line's train stage (retrieval/train.py)."""
+
+    seed: int = 13  # example sampling, initialisation of the head and batch order
+    negatives: int = 7  # negatives per positive (listwise groups of 1 + negatives)
+    kinds: tuple[str, ...] = ("violating", "partial", "twins")  # hard-negative kinds besides the retrieved ones
+    max_groups: int = 600  # at most this many (question, positive) groups: ~4,600 pairs, ~11 min at 7 pairs/s
+    epochs: int = 1  # passes over the groups
+    batch_groups: int = 4  # groups per optimiser step
+    learning_rate: float = 4e-5  # AdamW peak rate: linear warm-up over the first 10% of steps, then linear decay
+    max_length: int = 160  # tokens per training pair (the sample's passages: median 101, 90th percentile 167)
+    first_k: int = 30  # the first stage's top k mined for negatives and reranked on the validation split
+    precision: str = "auto"  # bf16 autocast where the CPU has bf16 units (auto), or fp32
+
+
+@dataclass
 class EvaluateConfig:
     """Retrieval evaluation (`comlq evaluate`, the last stage of `comlq run`)."""
 
-    retrievers: tuple[str, ...] = ("bm25", "dense", "itlr")  # retriever specs, e.g. "rrf(bm25,dense)"
+    retrievers: tuple[str, ...] = ("bm25", "dense", "itlr")  # specs, e.g. "rrf(bm25,dense)"; "rerank" trains a model
     parse: str = "gold"  # 'gold' (the item's logical form), 'rules' or 'llm'
     split: str = "test"  # the qrels split evaluated
     model: str | None = None  # sentence-transformers model; default: the packaged all-MiniLM-L6-v2
@@ -107,6 +122,8 @@ class EvaluateConfig:
     candidates: str = "terms"  # ITLR candidates: 'terms' (union of each positive term's top-k) | 'query' (question's top-k)
     depth: int = 100  # passages retrieved per query (MAP@100, Recall@100, LSNC@100 need 100)
     shuffle_corpus: int | None = None  # seed: evaluate on the corpus permuted, passage ids renamed to opaque ids
+    reranker_model: str = "auto"  # CrossEncoder folder for `rerank`; auto: the newest runs/*/models/reranker
+    rerank_k: int = 30  # passages of the first stage the reranker reads per query
 
 
 @dataclass
@@ -116,6 +133,7 @@ class Config:
     llm: LLMConfig = field(default_factory=LLMConfig)
     review: ReviewConfig = field(default_factory=ReviewConfig)
     export: ExportConfig = field(default_factory=ExportConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
     evaluate: EvaluateConfig = field(default_factory=EvaluateConfig)
 
     def to_dict(self) -> dict[str, Any]:

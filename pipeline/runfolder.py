@@ -7,6 +7,7 @@ where runs are found. No other module spells a run path; stages meet only throug
       review/         push_log.jsonl, reviewed.jsonl, agreement.json
                       (runs waiting for review are also listed in review_registry(), outside the run)
       export/         dataset/ (DatasetDict), data/SPLIT-00000-of-00001.parquet, beir/, README.md (card)
+      models/         reranker/ (a CrossEncoder trained on the export, with train.jsonl, comlq.json, README.md)
       report/         metrics.json, per_query.json, report.md, runs/NAME.trec, *.png
       cache/          llm/ (LLM call cache), prefect/ (persisted task results)
       .comlq/         STAGE.json done-markers
@@ -18,6 +19,7 @@ and `comlq evaluate --beir/--out` take any folder, laid out the same way.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -25,7 +27,7 @@ from pathlib import Path
 
 MARKER_DIR = ".comlq"
 # What a run folder shows its user, in the order the stages write it (RunFolder path names).
-OUTPUTS = ("passages", "items", "rejected", "stats", "ledger", "review", "export", "report")
+OUTPUTS = ("passages", "items", "rejected", "stats", "ledger", "review", "export", "models", "report")
 HOME_ENV = "COMLQ_HOME"  # comlq's own state outside run folders (default ~/.comlq)
 
 
@@ -93,6 +95,34 @@ class ExportFolder(Folder):
     @property
     def card(self) -> Path:
         return self.root / "README.md"
+
+
+@dataclass(frozen=True)
+class ModelFolder(Folder):
+    """A model trained here: the model's own files (sentence-transformers layout) plus what it
+    was trained on and how (`comlq train`)."""
+
+    @property
+    def info(self) -> Path:
+        return self.root / "comlq.json"  # settings, counts, validation results, export digest
+
+    @property
+    def training_data(self) -> Path:
+        return self.root / "train.jsonl"
+
+    @property
+    def card(self) -> Path:
+        return self.root / "README.md"
+
+    def read_info(self) -> dict:
+        return json.loads(self.info.read_text(encoding="utf-8")) if self.info.is_file() else {}
+
+
+@dataclass(frozen=True)
+class ModelsFolder(Folder):
+    @property
+    def reranker(self) -> ModelFolder:
+        return ModelFolder(self.root / "reranker")
 
 
 @dataclass(frozen=True)
@@ -168,6 +198,10 @@ class RunFolder(Folder):
         return ExportFolder(self.root / "export")
 
     @property
+    def models(self) -> ModelsFolder:
+        return ModelsFolder(self.root / "models")
+
+    @property
     def report(self) -> ReportFolder:
         return ReportFolder(self.root / "report")
 
@@ -224,6 +258,7 @@ STAGES = {stage.name: stage for stage in (
     # everything the dataset card reads
     Stage("export", reads=("items", "passages", "stats", "rejected", "review.reviewed", "review.agreement"),
           writes=("export.beir",)),
+    Stage("train", reads=("export.beir", "export.data"), writes=("models.reranker.info",)),
     Stage("evaluate", reads=("export.beir",), writes=("report.metrics",)),
 )}
 
@@ -250,3 +285,11 @@ def latest_export(root: str | Path) -> RunFolder | None:
     """The run under `root` whose export was written last, if any."""
     exported = [run for run in runs_under(root) if run.export.beir.root.is_dir()]
     return max(exported, key=lambda run: run.export.beir.root.stat().st_mtime, default=None)
+
+
+def latest_model(root: str | Path, kind: str = "reranker") -> Path | None:
+    """The newest finished model of `kind` trained by a run under `root` (its comlq.json is written last)."""
+    trained = [getattr(run.models, kind) for run in runs_under(root)]
+    finished = [model.info for model in trained if model.info.is_file()]
+    newest = max(finished, key=lambda info: info.stat().st_mtime, default=None)
+    return newest.parent if newest else None

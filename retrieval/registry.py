@@ -3,6 +3,7 @@
     bm25 | dense | itlr | itlr-bm25 | rewrite
     itlr(ops=minmax, cal=shift, parse=rules, k=0, cand=query, terms=bm25)
     rrf(bm25, dense) | rrf(bm25, itlr(cal=shift), k0=60)
+    rerank | rerank(first=bm25, k=30, model=PATH) | judge(first=bm25, k=20)
 
 The factory shares one BM25 index, one encoder and one dense index between all retrievers it
 builds, so "dense,itlr,rrf(bm25,dense)" encodes the corpus once. Experiments add names with
@@ -82,6 +83,10 @@ class Factory:
         from retrieval.dense import DenseRetriever
 
         return self.shared("dense", lambda: DenseRetriever(self.encoder(), progress=self.progress))
+
+    def pair_cache_dir(self) -> Path:
+        """Where rerankers cache pair scores: beside the embeddings, one folder per model."""
+        return Path(self.evaluate.cache_dir or default_cache_dir())
 
     def chat(self):
         from retrieval.llm import Chat
@@ -227,3 +232,19 @@ def _logical_embeddings(args: list[str], kwargs: dict[str, str]) -> bool:
 
 
 register_retriever("logical", _logical, embeddings=_logical_embeddings)
+
+
+def _rerank(factory: Factory, args: list[str], kwargs: dict[str, str]) -> Retriever:
+    from retrieval.rerank import build  # a CrossEncoder over the first stage's top k
+
+    return build(factory, args, kwargs)
+
+
+def _judge(factory: Factory, args: list[str], kwargs: dict[str, str]) -> Retriever:
+    from retrieval.rerank import build_judge  # an LLM reads the first stage's top k
+
+    return build_judge(factory, args, kwargs)
+
+
+register_retriever("rerank", _rerank, embeddings=lambda args, kwargs: needs_embeddings(kwargs.get("first", "bm25")))
+register_retriever("judge", _judge, embeddings=lambda args, kwargs: needs_embeddings(kwargs.get("first", "bm25")))

@@ -3,6 +3,7 @@
     line.py      types, passages, generate, export, run
     review.py    review server|add-annotator|push|pull
     evaluate.py  evaluate
+    train.py     train reranker|dense
     serve.py     serve start|stop|status
 
 Options that set a configuration value use `dest="SECTION.KEY"`; `overrides(args)` collects
@@ -69,11 +70,11 @@ def configure_logging(verbose: bool = False) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from pipeline.cli import evaluate, line, review, serve
+    from pipeline.cli import evaluate, line, review, serve, train
 
     parser = argparse.ArgumentParser(prog="comlq", description="Build and evaluate complex logical query benchmarks.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (line, review, evaluate, serve):
+    for module in (line, review, train, evaluate, serve):
         module.register(sub)
     return parser
 

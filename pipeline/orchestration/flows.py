@@ -38,7 +38,7 @@ from prefect.tasks import exponential_backoff
 from pipeline import generate as generate_stage
 from pipeline import passages as passages_stage
 from pipeline.config import (Config, EvaluateConfig, ExportConfig, GenerateConfig, LLMConfig, ReviewConfig,
-                             load_config)
+                             TrainConfig, load_config)
 from pipeline.errors import ComlqError, ServiceUnavailable
 from pipeline.generator import GenerationResult, get_generator, note_shortfalls
 from pipeline.orchestration import markers, review_runs
@@ -365,6 +365,7 @@ def collect_run(run: str, config: str | None, deadline_hours: float, evaluate: b
             "(listed as pending in review/reviewed.jsonl).", key="comlq-review-overdue")
     export_flow(run, config)
     if evaluate:
+        train_flow(run, config)
         evaluate_flow(run, config)
     # marked last: a run whose export or evaluation failed stays pending, so the next collect retries it
     markers.mark(run, "review", markers.key(pushed["key"]), statuses)
@@ -443,6 +444,37 @@ def export_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
     return once(run, "export", lambda: export_task(run_dir, str(run.export.root), cfg.export), cfg.export)
 
 
+# ---------------------------------------------------------------------------- stage: train
+
+
+def uses_run_reranker(evaluate: EvaluateConfig) -> bool:
+    """Whether the evaluation needs the run's own reranker (a `rerank` spec without model=, model auto)."""
+    return evaluate.reranker_model == "auto" and any(
+        spec.startswith("rerank") and "model=" not in spec for spec in evaluate.retrievers)
+
+
+@task(name="train-reranker")
+def train_task(export_dir: str, out: str, config: TrainConfig) -> dict[str, Any]:
+    from retrieval.train import train_reranker
+
+    info = train_reranker(export_dir, out, config, progress=True)  # minutes: the bar shows how many
+    scores = info["validation"].get("nDCG@10", {})
+    return {"groups": info["examples"]["groups"], "seconds": info["training"]["seconds"],
+            **{f"validation nDCG@10 {name}": value for name, value in scores.items()}}
+
+
+@flow(name="train")
+def train_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
+    """RUN/export (train and validation splits) -> RUN/models/reranker, when the evaluation uses
+    it; trained again only when the export or the [train] settings change."""
+    cfg = run_config(config)
+    run = RunFolder(run_dir)
+    if not uses_run_reranker(cfg.evaluate):
+        return {"skipped (no rerank retriever with model auto)": True}
+    return once(run, "train", lambda: train_task(str(run.export.root), str(run.models.reranker.root), cfg.train),
+                cfg.train)
+
+
 # ---------------------------------------------------------------------------- stage: evaluate
 
 
@@ -512,13 +544,17 @@ def evaluate_flow(run_dir: str = "latest", config: str | None = None, runs_root:
     cfg = run_config(config)
     run = RunFolder(run_dir)
     beir = str(run.export.beir.root)
+    model = run.models.reranker
+    if uses_run_reranker(cfg.evaluate) and model.info.is_file():  # the run's own model, not the newest anywhere
+        cfg.evaluate.reranker_model = str(model.root)
 
     def work() -> dict[str, Any]:
         if task_runner == "dask" and any(needs_embeddings(spec) for spec in cfg.evaluate.retrievers):
             encode_corpus_flow.with_options(task_runner=make_task_runner(task_runner, dask_address))(beir, config)
         return evaluate_task(beir, str(run.report.root), cfg)
 
-    return once(run, "evaluate", work, cfg.evaluate, cfg.llm)  # llm: parse=llm and rewrite
+    # llm: parse=llm and rewrite; the model's comlq.json changes whenever it is trained again
+    return once(run, "evaluate", work, cfg.evaluate, cfg.llm, inputs=(model.info,))
 
 
 # ---------------------------------------------------------------------------- the parent flow
@@ -550,7 +586,7 @@ def build_benchmark(run_dir: str = "runs/default", config: str | None = None, so
     generate_runner = make_task_runner(task_runner, dask_address)
     counts: dict[str, dict[str, Any]] = {}
     goes_on = not review or collected(run_dir)  # a reviewed run goes on once its votes are in
-    with progress(2 + review + 2 * goes_on, "run", "comlq-run-progress", unit="stage") as bar:
+    with progress(2 + review + 3 * goes_on, "run", "comlq-run-progress", unit="stage") as bar:
         bar.start("passages")
         counts["passages"] = select_passages_flow(run_dir, cfg.passages.source, cfg.passages.limit)
         bar.step()
@@ -566,6 +602,9 @@ def build_benchmark(run_dir: str = "runs/default", config: str | None = None, so
         if goes_on:
             bar.start("export")
             counts["export"] = export_flow(run_dir, config)
+            bar.step()
+            bar.start("train")
+            counts["train"] = train_flow(run_dir, config)
             bar.step()
             bar.start("evaluate")
             counts["evaluate"] = evaluate_flow(run_dir, config, task_runner=task_runner, dask_address=dask_address)

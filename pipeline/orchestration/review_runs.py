@@ -38,7 +38,7 @@ class ReviewRun:
 
     def problem(self) -> str | None:
         """Why a collect cannot reach this run, or None."""
-        if not (Path(self.run) / "items.jsonl").is_file():
+        if not RunFolder(self.run).items.is_file():
             return f"{self.run}: run folder not found (moved or deleted?)"
         if self.config and not Path(self.config).is_file():
             return f"{self.run}: its configuration file {self.config} is gone"

