@@ -34,7 +34,8 @@ class Folder:
 
 @dataclass(frozen=True)
 class BeirFolder(Folder):
-    """A BEIR data folder (corpus, queries, graded qrels) plus ComLQ's negation-violation labels."""
+    """A BEIR data folder (corpus, queries, graded qrels) plus ComLQ's negation-violation labels and
+    the AND/OR consistency labels (partial, branches)."""
 
     @property
     def corpus(self) -> Path:
@@ -53,6 +54,14 @@ class BeirFolder(Folder):
 
     def violations(self, split: str) -> Path:
         return self.root / "violations" / f"{split}.tsv"
+
+    def partial(self, split: str) -> Path:
+        """AND consistency: passages meeting only part of a query's conjunction."""
+        return self.root / "partial" / f"{split}.tsv"
+
+    def branches(self, split: str) -> Path:
+        """OR consistency: the passages each branch of a query's union needs."""
+        return self.root / "branches" / f"{split}.tsv"
 
     def splits(self) -> list[str]:
         return sorted(p.stem for p in self.qrels_dir.glob("*.tsv"))

@@ -1,10 +1,15 @@
 """The BEIR folder of an export.
 
-    corpus.jsonl                  {"_id", "title", "text"}: every evidence, judged, violating and
-                                  source passage, plus N distractors drawn (seeded) from the pool
+    corpus.jsonl                  {"_id", "title", "text"}: every evidence, judged, violating, partial
+                                  and source passage, plus N distractors drawn (seeded) from the pool
     queries.jsonl                 {"_id", "text", "type", "n_passages", "logical_form", "negations", "split"}
     qrels/{split}.tsv             query-id, corpus-id, score (graded 0/1/2), with BEIR's header row
     violations/{split}.tsv        query-id, corpus-id, violates (1): the LSNC@K labels
+    partial/{split}.tsv           query-id, corpus-id, partial (1): passages of entities that meet some
+                                  but not all of an intersection's conditions (AND consistency)
+    branches/{split}.tsv          query-id, corpus-id, branch (1, 2): for union queries, the evidence
+                                  passages each branch of the union needs (OR consistency); a
+                                  passage two branches need has a row for each
 
 Everything is sorted by id, so the same rows and seed give byte-identical files.
 """
@@ -18,10 +23,13 @@ from typing import Any
 
 from pipeline.export.split import SPLITS
 from pipeline.records import Passage
+from pipeline.runfolder import BeirFolder
 from pipeline.schemas import AtomicWriter, write_jsonl
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 VIOLATIONS_HEADER = ("query-id", "corpus-id", "violates")
+PARTIAL_HEADER = ("query-id", "corpus-id", "partial")
+BRANCHES_HEADER = ("query-id", "corpus-id", "branch")
 
 
 def corpus_ids(needed: set[str], pool: Iterable[str], distractors: int, seed: int) -> list[str]:
@@ -38,18 +46,22 @@ def _write_tsv(path: Path, header: tuple[str, ...], rows: Iterable[tuple[Any, ..
             handle.write("\t".join(str(v) for v in row) + "\n")
 
 
-def write_beir(folder: Path, rows_by_split: Mapping[str, list[dict[str, Any]]], corpus: list[Passage]) -> None:
-    write_jsonl(folder / "corpus.jsonl", ({"_id": p.id, "title": p.title, "text": p.text}
+def write_beir(root: Path, rows_by_split: Mapping[str, list[dict[str, Any]]], corpus: list[Passage]) -> None:
+    folder = BeirFolder(root)
+    write_jsonl(folder.corpus, ({"_id": p.id, "title": p.title, "text": p.text}
                                           for p in sorted(corpus, key=lambda p: p.id)), "beir_corpus")
     queries = sorted(((split, row) for split, rows in rows_by_split.items() for row in rows),
                      key=lambda pair: pair[1]["id"])
-    write_jsonl(folder / "queries.jsonl",
+    write_jsonl(folder.queries,
                 ({"_id": row["id"], "text": row["question"], "type": row["type"], "n_passages": row["n_passages"],
                   "logical_form": row["logical_form"], "negations": row["negations"], "split": split}
                  for split, row in queries), "beir_query")
     for split in SPLITS:
         rows = sorted(rows_by_split.get(split, []), key=lambda r: r["id"])
-        _write_tsv(folder / "qrels" / f"{split}.tsv", QRELS_HEADER,
+        _write_tsv(folder.qrels(split), QRELS_HEADER,
                    ((r["id"], g["passage_id"], g["grade"]) for r in rows for g in r["qrels"]))
-        _write_tsv(folder / "violations" / f"{split}.tsv", VIOLATIONS_HEADER,
+        _write_tsv(folder.violations(split), VIOLATIONS_HEADER,
                    ((r["id"], p, 1) for r in rows for p in sorted(r["violating"])))
+        _write_tsv(folder.partial(split), PARTIAL_HEADER, ((r["id"], p, 1) for r in rows for p in sorted(r["partial"])))
+        _write_tsv(folder.branches(split), BRANCHES_HEADER,
+                   ((r["id"], p, n) for r in rows for n, branch in enumerate(r["branches"], 1) for p in sorted(branch)))

@@ -9,6 +9,7 @@ import re
 import sys
 import time
 from collections import Counter
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
@@ -19,11 +20,12 @@ from pipeline.errors import ComlqError
 from pipeline.generator import BaseGenerator, GenerationResult
 from pipeline.kg.extract import extract
 from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
-from pipeline.kg.query import plan_for
-from pipeline.kg.sample import Grounding, Sampler
+from pipeline.itemchecks import answers_in_question, banned_words, check_witnesses
+from pipeline.kg.query import branch_passages, partial_members, plan_for, witness_triples
+from pipeline.kg.sample import Grounding, Reject, Sampler
 from pipeline.kg.verbalize import Verbalizer, templates
 from pipeline.querytypes import check_triples, get_type, matches, query_graph
-from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage, Triple
+from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage, Triple, WitnessFact
 from pipeline.resources import package_data
 
 ATTEMPTS_PER_ITEM = 400  # sampling budget per requested item before a type is reported short
@@ -44,6 +46,10 @@ _REASONS = {
     "empty_answer": "the query had no answer",
     "no_evidence": "no passage states the facts",
     "type_check_failed": "the triples did not form the type (bug)",
+    "no_witness_sentence": "a witness fact has no sentence that states it",
+    "witness_not_in_text": "a witness sentence is not in the passage text or does not name both ends",
+    "banned_word": "the question says article, category, subject or class of",
+    "answer_in_question": "the question names an answer",
 }
 
 
@@ -111,11 +117,12 @@ def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tup
     kg = build_kg(passages, config.triples)
     build_seconds = time.perf_counter() - started
 
+    texts = {pid: p.text for pid, p in passages.items()}
     result = GenerationResult()
     per_type: dict[str, dict] = {}
     started = time.perf_counter()
     for name in types:
-        items, summary = generate_type(kg, name, config)
+        items, summary = generate_type(kg, name, config, texts)
         result.items.extend(items)
         per_type[name] = summary
         result.rejected.extend(_rejections(name, summary))
@@ -135,8 +142,13 @@ def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tup
     return result
 
 
-def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig) -> tuple[list[Item], dict]:
-    """Up to `config.per_type` items of one type, and a summary of the attempts."""
+def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig,
+                  texts: Mapping[str, str] | None = None) -> tuple[list[Item], dict]:
+    """Up to `config.per_type` items of one type, and a summary of the attempts.
+
+    `texts` (passage id -> the text the benchmark ships) is what witness sentences are checked
+    against; None skips that check (a graph without passages, in tests).
+    """
     sampler = Sampler(kg, plan_for(name), random.Random(f"{config.seed}:{name}"), config.max_answers,
                       relation_weights(kg, config.relation_weights))
     items: list[Item] = []
@@ -145,9 +157,12 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig) -> tupl
     while len(items) < config.per_type and attempts < budget and failed < STALL:
         attempts += 1
         grounding = sampler.attempt()
-        item = make_item(kg, grounding, config.seed) if grounding else None
-        if grounding and item is None:
-            sampler.rejections["type_check_failed"] += 1
+        item = None
+        if grounding:
+            try:
+                item = make_item(kg, grounding, config.seed, texts)
+            except Reject as reason:
+                sampler.rejections[str(reason)] += 1
         if item is None:
             failed += 1
             continue
@@ -166,8 +181,8 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig) -> tupl
     return items, summary
 
 
-def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int) -> Item | None:
-    """The item of a checked grounding, or None if its triples fail the type check."""
+def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mapping[str, str] | None = None) -> Item:
+    """The item of a checked grounding; raises Reject(reason) when it fails an item check."""
     plan = grounding.plan
 
     def name(node: str) -> str:
@@ -178,23 +193,53 @@ def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int) -> Item | Non
     for index, (s, o) in enumerate(plan.edges):
         flags = pattern.edges[s, o]
         triples.append(Triple(name(s), grounding.relations[index], name(o), flags["negated"], flags["union"]))
-    reasons = check_triples(triples, plan.target, plan.type)
-    if reasons or not matches(query_graph(triples, plan.target), plan.type, directed=True):
-        return None
+    if check_triples(triples, plan.target, plan.type) or not matches(query_graph(triples, plan.target), plan.type,
+                                                                      directed=True):
+        raise Reject("type_check_failed")
     digest = hashlib.sha1(json.dumps([t.to_dict() for t in triples], sort_keys=True).encode()).hexdigest()[:12]
     item_id = f"kg-{plan.type}-{digest}"
     verbalizer = Verbalizer(kg, grounding, random.Random(f"{seed}:{item_id}"))
     evidence = grounding.evidence
     grade = 2 if len(evidence) == 1 else 1
-    return Item(
-        id=item_id, type=plan.type, n_passages=len(evidence), question=verbalizer.question(),
+    answers = tuple(sorted({kg.label(a) for a in grounding.answers}))
+    question = verbalizer.question()
+    if banned_words(question):
+        raise Reject("banned_word")
+    if answers_in_question(question, answers):
+        raise Reject("answer_in_question")
+    item = Item(
+        id=item_id, type=plan.type, n_passages=len(evidence), question=question,
         indicator=get_type(plan.type).indicator, grounded_indicator=fill_indicator(plan.type, triples),
-        triples=tuple(triples), target=plan.target, logical_form=verbalizer.logical_form(),
-        answers=tuple(sorted({kg.label(a) for a in grounding.answers})),
+        triples=tuple(triples), target=plan.target, logical_form=verbalizer.logical_form(), answers=answers,
         evidence=tuple(GradedPassage(p, grade) for p in evidence), violating=grounding.violating,
         source_passages=tuple(sorted(set(evidence) | set(grounding.violating))),
         generator=GeneratorInfo("kg", seed), check=Check(True, ()),
+        facts=witness_facts(kg, grounding),
+        partial=tuple(sorted(partial_members(kg, plan, grounding.relations, grounding.sets)
+                             - set(evidence) - set(grounding.violating))),
+        branches=tuple(tuple(sorted(b)) for b in branch_passages(kg, plan, grounding.anchors, grounding.relations)),
     )
+    if texts is not None and check_witnesses(item, texts):
+        raise Reject("witness_not_in_text")
+    return item
+
+
+def witness_facts(kg: KnowledgeGraph, grounding: Grounding) -> tuple[WitnessFact, ...]:
+    """Every fact of the answers' witnesses with each sentence that states it (Reject when one has none).
+
+    A graph without any evidence (a triples file without `evidence`) gives items without facts.
+    """
+    if not kg.evidence or not any(kg.evidence.values()):
+        return ()
+    plan = grounding.plan
+    facts = []
+    for _, s, relation, o in witness_triples(kg, plan, grounding.relations, grounding.sets, sorted(grounding.answers)):
+        statements = kg.evidence[(s, relation, o)]
+        if not statements:
+            raise Reject("no_witness_sentence")
+        facts.extend(WitnessFact(kg.label(s), relation, kg.label(o), e.passage, e.sentence, e.subject_mention,
+                                 e.object_mention) for e in statements)
+    return tuple(sorted(set(facts), key=lambda f: (f.passage_id, f.subject, f.relation, f.object, f.sentence)))
 
 
 def fill_indicator(type_name: str, triples: list[Triple]) -> str:
