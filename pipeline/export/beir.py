@@ -46,8 +46,7 @@ def _write_tsv(path: Path, header: tuple[str, ...], rows: Iterable[tuple[Any, ..
             handle.write("\t".join(str(v) for v in row) + "\n")
 
 
-def write_beir(root: Path, rows_by_split: Mapping[str, list[dict[str, Any]]], corpus: list[Passage]) -> None:
-    folder = BeirFolder(root)
+def write_beir(folder: BeirFolder, rows_by_split: Mapping[str, list[dict[str, Any]]], corpus: list[Passage]) -> None:
     write_jsonl(folder.corpus, ({"_id": p.id, "title": p.title, "text": p.text}
                                           for p in sorted(corpus, key=lambda p: p.id)), "beir_corpus")
     queries = sorted(((split, row) for split, rows in rows_by_split.items() for row in rows),

@@ -1,7 +1,7 @@
 """Hand-checking the built-in extractor: draw a stratified sample of facts, then tabulate verdicts.
 
     python -m pipeline.kg.precision sample --per-relation 5 --seed 1 --out FILE   # to judge by hand
-    python -m pipeline.kg.precision table FILE                                    # README table
+    python -m pipeline.kg.precision table FILE                                    # docs/generators.md table
 
 Each sampled line holds the fact, its passage's title, description and text, and a `verdict`
 ("correct" or "wrong") with a `note`, filled in by the person who checked it.

@@ -85,10 +85,10 @@ def test_century(year, bc, expected):
     assert century(year, bc) == expected
 
 
-def test_precision_sample_is_fully_judged_and_in_the_readme():
+def test_precision_sample_is_fully_judged_and_in_the_docs():
     rows = [json.loads(line) for line in (Path(__file__).parent / "fixtures" / "precision_sample.jsonl").open()]
     assert len(rows) == 50 and all(r["verdict"] in ("correct", "wrong") for r in rows)
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[2] / "docs" / "generators.md").read_text(encoding="utf-8")
     counts = table(rows)
     correct, judged = counts.pop("all")
     assert f"(`all`: {correct}/{judged})" in readme
