@@ -7,12 +7,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from datasets import (Dataset, DatasetDict, Features, List, Value, disable_progress_bars, enable_progress_bars,
-                      is_progress_bar_enabled)
+from datasets import (
+    Dataset,
+    DatasetDict,
+    Features,
+    List,
+    Value,
+    disable_progress_bars,
+    enable_progress_bars,
+    is_progress_bar_enabled,
+)
 
 from pipeline.errors import ComlqError
-from pipeline.runfolder import ExportFolder
 from pipeline.export.split import SPLITS
+from pipeline.runfolder import ExportFolder
 
 TOKEN_ENV = "HF_TOKEN"
 

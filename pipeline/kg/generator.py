@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import random
 import re
-import logging
 import time
 from collections import Counter
 from collections.abc import Mapping
@@ -18,10 +18,10 @@ import yaml
 from pipeline.config import Config, GenerateConfig
 from pipeline.errors import ComlqError
 from pipeline.generator import BaseGenerator, GenerationResult
+from pipeline.itemchecks import answers_in_question, banned_words, check_witnesses
 from pipeline.kg.extract import extract
 from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
-from pipeline.itemchecks import answers_in_question, banned_words, check_witnesses
-from pipeline.kg.query import branch_passages, partial_members, plan_for, witness_triples
+from pipeline.kg.query import branch_passages, partial_passages, plan_for, witness_triples
 from pipeline.kg.sample import Grounding, Reject, Sampler
 from pipeline.kg.verbalize import Verbalizer, templates
 from pipeline.querytypes import check_triples, get_type, matches, query_graph
@@ -216,7 +216,7 @@ def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mappin
         source_passages=tuple(sorted(set(evidence) | set(grounding.violating))),
         generator=GeneratorInfo("kg", seed), check=Check(True, ()),
         facts=witness_facts(kg, grounding),
-        partial=tuple(sorted(partial_members(kg, plan, grounding.relations, grounding.sets)
+        partial=tuple(sorted(partial_passages(kg, plan, grounding.relations, grounding.sets)
                              - set(evidence) - set(grounding.violating))),
         branches=tuple(tuple(sorted(b)) for b in branch_passages(kg, plan, grounding.anchors, grounding.relations)),
     )

@@ -19,6 +19,7 @@ from functools import cache
 from pipeline.kg.graph import KnowledgeGraph
 from pipeline.querytypes import get_type
 
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """The edge from `child` up to its parent in a plan rooted at the target."""
@@ -156,13 +157,13 @@ def witness_triples(kg: KnowledgeGraph, plan: Plan, relations: dict[int, str], s
                     members: Iterable[str], node: str | None = None) -> list[tuple[int, str, str, str]]:
     """The witnesses' facts as (edge index, subject, relation, object) in the item's triple directions, sorted."""
     found = set()
-    for st, prev, forward, entity in _witness_edges(kg, plan, relations, sets, members, node):
+    for st, prev, _, entity in _witness_edges(kg, plan, relations, sets, members, node):
         relation = relations[st.edge]
         found.add((st.edge, prev, relation, entity) if st.upward else (st.edge, entity, relation, prev))
     return sorted(found)
 
 
-def partial_members(kg: KnowledgeGraph, plan: Plan, relations: dict[int, str], sets: dict[str, set[str]]
+def partial_passages(kg: KnowledgeGraph, plan: Plan, relations: dict[int, str], sets: dict[str, set[str]]
                     ) -> frozenset[str]:
     """The passages of entities that meet some but not all positive conditions of an intersection.
 
@@ -170,7 +171,7 @@ def partial_members(kg: KnowledgeGraph, plan: Plan, relations: dict[int, str], s
     steps but not all is a partial member; its passages are those of the conditions it meets.
     """
     found: set[str] = set()
-    for node, steps in plan.steps.items():
+    for steps in plan.steps.values():
         plain = [st for st in steps if not st.negated and not st.union]
         if len(plain) < 2:
             continue

@@ -19,7 +19,6 @@ import random
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Union
 
 import yaml
 
@@ -44,7 +43,7 @@ class Op:
     parts: tuple[Expr, ...]
 
 
-Expr = Union[Term, Op]
+Expr = Term | Op
 
 
 @cache

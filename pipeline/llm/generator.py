@@ -31,8 +31,8 @@ from pipeline.llm.client import CallError, LLMClient
 from pipeline.llm.grouping import mention_graph, passage_groups, spread
 from pipeline.llm.ledger import Ledger
 from pipeline.llm.parse import parse_answer
-from pipeline.logical_form import parse as parse_logical_form
 from pipeline.llm.prompts import fix_message, render
+from pipeline.logical_form import parse as parse_logical_form
 from pipeline.querytypes import TYPE_NAMES, get_type
 from pipeline.records import Item, Passage
 from pipeline.runfolder import RunFolder
@@ -140,7 +140,8 @@ class LLMGenerator(BaseGenerator):
         write_json(RunFolder(out_dir).ledger, result.stats["llm"], "llm_ledger")  # the chunks' ledgers summed
 
 
-def generate_llm(passages: dict[str, Passage], config: Config, types: tuple[str, ...], out_dir: Path) -> GenerationResult:
+def generate_llm(passages: dict[str, Passage], config: Config, types: tuple[str, ...],
+                 out_dir: Path) -> GenerationResult:
     """Generate items for `types` from `passages`; writes the cache and <out_dir>/ledger.json."""
     out_dir = Path(out_dir)
     settings = config.llm

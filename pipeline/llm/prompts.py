@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from string import Template
-from typing import Sequence
 
 from pipeline.errors import ComlqError
 from pipeline.querytypes import NEGATION_TYPES, get_type

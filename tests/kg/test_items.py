@@ -18,7 +18,7 @@ from pipeline.itemchecks import answers_in_question, banned_words, check_witness
 from pipeline.kg.facts import Fact
 from pipeline.kg.generator import builtin_inverses, generate_kg, make_item
 from pipeline.kg.graph import build_graph, read_triples
-from pipeline.kg.query import branch_passages, evaluate, partial_members, plan_for
+from pipeline.kg.query import branch_passages, evaluate, partial_passages, plan_for
 from pipeline.kg.sample import Grounding, Reject
 from pipeline.kg.verbalize import Verbalizer
 from pipeline.querytypes import TYPE_NAMES
@@ -131,19 +131,19 @@ def test_partial_passages_meet_some_but_not_all_conditions(films):
     # (Barry Lyndon, 1970s) and the other 1960s works.
     grounding = ground(films, "2i", {"?y": "Stanley Kubrick", "?z": "1960s"}, ["created_by", "from_decade"])
     assert grounding.answers == {"Lolita", "Spartacus", "Strangelove Notes"}
-    assert partial_members(films, grounding.plan, grounding.relations, grounding.sets) == {
+    assert partial_passages(films, grounding.plan, grounding.relations, grounding.sets) == {
         "f-barry-lyndon", "f-psycho", "f-pale-fire", "f-a-clockwork-orange", "f-lolita-screenplay", "f-psycho-notes"}
     # a chain's passages count: films by 20th-century-born directors from the 1950s is Rashomon;
     # Kubrick's and Kurosawa's other works meet only the chain, Vertigo and Pnin only the decade
     grounding = ground(films, "pi", {"?x1": "20th century", "?y2": "1950s"},
                        ["birth_century_of", "creator_of", "decade_of"])
     assert grounding.answers == {"Rashomon"}
-    assert partial_members(films, grounding.plan, grounding.relations, grounding.sets) == {
+    assert partial_passages(films, grounding.plan, grounding.relations, grounding.sets) == {
         "f-lolita", "f-spartacus", "f-barry-lyndon", "f-strangelove-notes", "f-ran", "f-stanley-kubrick",
         "f-akira-kurosawa", "f-vertigo", "f-pnin"}
     # no intersection, no partial passages
     grounding = ground(films, "2p", {"?x": "Ran"}, ["created_by", "nationality"])
-    assert partial_members(films, grounding.plan, grounding.relations, grounding.sets) == set()
+    assert partial_passages(films, grounding.plan, grounding.relations, grounding.sets) == set()
 
 
 def test_branches_are_the_passages_of_each_side_of_a_union(films):

@@ -12,8 +12,8 @@ import re
 import pytest
 
 from pipeline.errors import ComlqError
-from pipeline.kg.generator import builtin_inverses, generate_kg
 from pipeline.kg.facts import Fact
+from pipeline.kg.generator import builtin_inverses, generate_kg
 from pipeline.kg.graph import KnowledgeGraph, build_graph
 from pipeline.kg.query import evaluate, plan_for
 from pipeline.kg.sample import Grounding

@@ -17,7 +17,8 @@ from pipeline.records import Passage
 from pipeline.resources import read_prompt
 
 CASES = [(t, n) for t in TYPE_NAMES for n in (1, 2, 3)]
-_SECTION = re.compile(r"^## Worked example \((\d) passages?\)\n(.*?)(?=^## Worked example|\Z)", re.MULTILINE | re.DOTALL)
+_SECTION = re.compile(r"^## Worked example \((\d) passages?\)\n(.*?)(?=^## Worked example|\Z)",
+                      re.MULTILINE | re.DOTALL)
 _PASSAGE = re.compile(r"^\[P(\d)\] title: (.*)\ntext: (.*)$", re.MULTILINE)
 
 
