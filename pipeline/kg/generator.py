@@ -19,6 +19,7 @@ from pipeline.config import Config, GenerateConfig
 from pipeline.errors import ComlqError
 from pipeline.generator import BaseGenerator, GenerationResult
 from pipeline.itemchecks import answers_in_question, banned_words, check_witnesses
+from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.extract import extract
 from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
 from pipeline.kg.query import branch_passages, partial_passages, plan_for, witness_triples
@@ -51,7 +52,11 @@ _REASONS = {
     "witness_not_in_text": "a witness sentence is not in the passage text or does not name both ends",
     "banned_word": "the question says article, category, subject or class of",
     "answer_in_question": "the question names an answer",
+    "no_noun": "no class, topic or relation noun holds for every member of a set",
+    "corpus_other_member": "the corpus text may name another entity that meets a condition",
+    "corpus_meets_negation": "an answer's own text may say that it meets the negated condition",
 }
+CORPUS_REASONS = ("corpus_other_member", "corpus_meets_negation")
 
 
 def builtin_inverses() -> dict[str, str]:
@@ -119,11 +124,12 @@ def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tup
     build_seconds = time.perf_counter() - started
 
     texts = {pid: p.text for pid, p in passages.items()}
+    checker = CorpusCheck(kg, passages) if config.corpus_check else None
     result = GenerationResult()
     per_type: dict[str, dict] = {}
     started = time.perf_counter()
     for name in types:
-        items, summary = generate_type(kg, name, config, texts)
+        items, summary = generate_type(kg, name, config, texts, checker)
         result.items.extend(items)
         per_type[name] = summary
         result.rejected.extend(_rejections(name, summary))
@@ -137,18 +143,20 @@ def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tup
         "graph": {"source": config.triples or "built-in extractor", **kg.stats()},
         "items": len(result.items), "short_types": sorted(short),
         "types": per_type,
+        "corpus_check": _corpus_check_stats(per_type, checker is not None),
         "timing": {"graph_build_seconds": round(build_seconds, 3), "sampling_seconds": round(seconds, 3),
                    "items_per_second": round(len(result.items) / seconds, 1) if seconds > 0 else None},
     }
     return result
 
 
-def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig,
-                  texts: Mapping[str, str] | None = None) -> tuple[list[Item], dict]:
+def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: Mapping[str, str] | None = None,
+                  checker: CorpusCheck | None = None) -> tuple[list[Item], dict]:
     """Up to `config.per_type` items of one type, and a summary of the attempts.
 
     `texts` (passage id -> the text the benchmark ships) is what witness sentences are checked
-    against; None skips that check (a graph without passages, in tests).
+    against, `checker` looks for answers the graph lacks; None skips either (graphs without
+    passages, in tests).
     """
     sampler = Sampler(kg, plan_for(name), random.Random(f"{config.seed}:{name}"), config.max_answers,
                       relation_weights(kg, config.relation_weights))
@@ -161,7 +169,7 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig,
         item = None
         if grounding:
             try:
-                item = make_item(kg, grounding, config.seed, texts)
+                item = make_item(kg, grounding, config.seed, texts, checker)
             except Reject as reason:
                 sampler.rejections[str(reason)] += 1
         if item is None:
@@ -182,7 +190,8 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig,
     return items, summary
 
 
-def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mapping[str, str] | None = None) -> Item:
+def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mapping[str, str] | None = None,
+              checker: CorpusCheck | None = None) -> Item:
     """The item of a checked grounding; raises Reject(reason) when it fails an item check."""
     plan = grounding.plan
 
@@ -194,20 +203,19 @@ def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mappin
     for index, (s, o) in enumerate(plan.edges):
         flags = pattern.edges[s, o]
         triples.append(Triple(name(s), grounding.relations[index], name(o), flags["negated"], flags["union"]))
-    if check_triples(triples, plan.target, plan.type) or not matches(query_graph(triples, plan.target), plan.type,
-                                                                      directed=True):
-        raise Reject("type_check_failed")
     digest = hashlib.sha1(json.dumps([t.to_dict() for t in triples], sort_keys=True).encode()).hexdigest()[:12]
     item_id = f"kg-{plan.type}-{digest}"
     verbalizer = Verbalizer(kg, grounding, random.Random(f"{seed}:{item_id}"))
-    evidence = grounding.evidence
-    grade = 2 if len(evidence) == 1 else 1
     answers = tuple(sorted({kg.label(a) for a in grounding.answers}))
     question = verbalizer.question()
     if banned_words(question):
         raise Reject("banned_word")
     if answers_in_question(question, answers):
         raise Reject("answer_in_question")
+    if checker and (reason := checker.reject_reason(plan, grounding.anchors, grounding.relations, grounding.sets)):
+        raise Reject(reason)
+    evidence = grounding.evidence
+    grade = 2 if len(evidence) == 1 else 1
     item = Item(
         id=item_id, type=plan.type, n_passages=len(evidence), question=question,
         indicator=get_type(plan.type).indicator, grounded_indicator=fill_indicator(plan.type, triples),
@@ -222,6 +230,10 @@ def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mappin
     )
     if texts is not None and check_witnesses(item, texts):
         raise Reject("witness_not_in_text")
+    # last: the costliest check, and one no grounding of the sampler should fail
+    if check_triples(triples, plan.target, plan.type) or not matches(query_graph(triples, plan.target), plan.type,
+                                                                      directed=True):
+        raise Reject("type_check_failed")
     return item
 
 
@@ -255,6 +267,17 @@ def fill_indicator(type_name: str, triples: list[Triple]) -> str:
     for (s, o, data), triple in zip(sorted(qtype.pattern.edges(data=True), key=lambda e: e[2]["index"]), triples):
         names.update({s: triple.subject, o: triple.object, data["relation"]: triple.relation})
     return _PLACEHOLDER.sub(lambda m: names[m.group(0)], qtype.indicator)
+
+
+def _corpus_check_stats(per_type: dict[str, dict], on: bool) -> dict:
+    """Items dropped because the corpus text may contradict their answers, and their share of the
+    items that reached the check."""
+    if not on:
+        return {"on": False}
+    dropped = {r: sum(s["rejections"].get(r, 0) for s in per_type.values()) for r in CORPUS_REASONS}
+    checked = sum(s["generated"] for s in per_type.values()) + sum(dropped.values())
+    return {"on": True, "checked": checked, "dropped": dropped,
+            "dropped_share": round(sum(dropped.values()) / checked, 3) if checked else None}
 
 
 def _rejections(name: str, summary: dict) -> list[dict]:

@@ -16,13 +16,14 @@ import pytest
 from pipeline.config import GenerateConfig
 from pipeline.itemchecks import answers_in_question, banned_words, check_witnesses
 from pipeline.kg.facts import Fact
+from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.generator import builtin_inverses, generate_kg, make_item
 from pipeline.kg.graph import build_graph, read_triples
 from pipeline.kg.query import branch_passages, evaluate, partial_passages, plan_for
 from pipeline.kg.sample import Grounding, Reject
 from pipeline.kg.verbalize import Verbalizer
 from pipeline.querytypes import TYPE_NAMES
-from pipeline.records import WitnessFact
+from pipeline.records import Passage, WitnessFact
 
 from .conftest import TRIPLES
 
@@ -239,3 +240,45 @@ def test_no_projection_inside_a_negation(films):
                        ["born_in_century", "nationality", "creator_of"])
     form = Verbalizer(films, grounding, random.Random(0)).logical_form()
     assert form == '"works by the directors born in the 20th century" AND NOT "American directors"'
+
+
+# --- answers checked against the corpus text -------------------------------------------------
+
+def test_the_corpus_check_finds_members_the_graph_lacks(films, passages):
+    checker = CorpusCheck(films, passages)
+    assert checker.cues["created_by"] == {"film", "novel", "screenplay"}  # "Lolita is a 1960 film by Stanley Kubrick."
+    assert not checker.other_member("Stanley Kubrick", "creator_of")
+    # a passage the extractor could not read: another film by Kubrick
+    extra = Passage("f-dr-strangelove", "Dr. Strangelove", "Dr. Strangelove is a 1964 film by Stanley Kubrick.")
+    checker = CorpusCheck(films, passages | {extra.id: extra})
+    assert checker.other_member("Stanley Kubrick", "creator_of")
+    assert not checker.other_member("Akira Kurosawa", "creator_of")
+    grounding = ground(films, "1p", {"?x": "Stanley Kubrick"}, ["creator_of"])
+    assert checker.reject_reason(grounding.plan, grounding.anchors, grounding.relations, grounding.sets) == \
+        "corpus_other_member"
+    with pytest.raises(Reject, match="corpus_other_member"):
+        make_item(films, replace(grounding, evidence=("f-lolita",)), 1, None, checker)
+
+
+def test_the_corpus_check_reads_values_named_in_sentences(films, passages):
+    # Kubrick's occupations are {director} in the graph; a sentence naming him with another
+    # occupation of the graph's range ("novelist") may add one
+    assert not CorpusCheck(films, passages).other_member("Stanley Kubrick", "occupation")
+    extra = Passage("f-kubrick-notes", "Kubrick Notes", "Stanley Kubrick was a American novelist as well.")
+    checker = CorpusCheck(films, passages | {extra.id: extra})
+    assert checker.names["1960s"] == {("1960s",), ("1960",)}  # its label and how evidence names it
+    assert checker.other_member("Stanley Kubrick", "occupation")
+    assert not checker.other_member("Alfred Hitchcock", "occupation")
+
+
+def test_the_corpus_check_reads_negations_in_the_answers_own_text(films, passages):
+    # Barry Lyndon is Kubrick's work not from the 1960s; a sentence of its own saying it is from
+    # the 1960s (which the graph missed) drops the item
+    grounding = ground(films, "2in", {"?y": "Stanley Kubrick", "?z": "1960s"}, ["creator_of", "from_decade"])
+    assert grounding.answers == {"Barry Lyndon"}
+    assert CorpusCheck(films, passages).reject_reason(grounding.plan, grounding.anchors, grounding.relations,
+                                                      grounding.sets) is None
+    edited = replace(passages["f-barry-lyndon"], text=passages["f-barry-lyndon"].text + " It is a film of the 1960s.")
+    checker = CorpusCheck(films, passages | {edited.id: edited})
+    assert checker.reject_reason(grounding.plan, grounding.anchors, grounding.relations, grounding.sets) == \
+        "corpus_meets_negation"
