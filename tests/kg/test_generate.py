@@ -12,8 +12,7 @@ import pytest
 
 from pipeline.cli import main
 from pipeline.errors import ComlqError
-from pipeline.kg.generator import KGGenerator
-from pipeline.kg.generator import generate_kg
+from pipeline.kg.generator import KGGenerator, generate_kg
 from pipeline.kg.graph import read_triples
 from pipeline.kg.query import evaluate, plan_for
 from pipeline.logical_form import parse
@@ -160,7 +159,8 @@ def test_per_type_too_large_is_explained(passages, config):
 
 @pytest.mark.parametrize("line, message", [
     ('{"subject": "A", "relation": "r", "object": "B"}', "field 'passages': is missing"),
-    ('{"subject": "A", "relation": "r", "object": "B", "passages": ["nope"]}', "field 'passages': unknown passage id 'nope'"),
+    ('{"subject": "A", "relation": "r", "object": "B", "passages": ["nope"]}',
+     "field 'passages': unknown passage id 'nope'"),
     ('{"subject": "?A", "relation": "r", "object": "B", "passages": ["f-ran"]}', "field 'subject'"),
     ('{"subject": "A", "relation": "created_by", "object": "B", "passages": ["f-ran"], "inverse": "made"}',
      "field 'inverse': 'made' contradicts"),
@@ -203,7 +203,8 @@ def test_cli_bad_triples_is_one_line(tmp_path, capsys):
 
 def test_same_seed_same_bytes_across_processes():
     """Set iteration order changes with PYTHONHASHSEED; the output must not."""
-    script = ("import json, sys; from pipeline.config import GenerateConfig; from pipeline.kg.generator import generate_kg; "
+    script = ("import json, sys; from pipeline.config import GenerateConfig; "
+              "from pipeline.kg.generator import generate_kg; "
               "from pipeline.passages import load_passages; from pipeline.querytypes import TYPE_NAMES; "
               f"r = generate_kg(load_passages({str(PASSAGES)!r}), GenerateConfig(per_type=2, seed=4, "
               f"triples={str(TRIPLES)!r}), TYPE_NAMES); "

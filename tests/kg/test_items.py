@@ -15,8 +15,8 @@ import pytest
 
 from pipeline.config import GenerateConfig
 from pipeline.itemchecks import answers_in_question, banned_words, check_witnesses
-from pipeline.kg.facts import Fact
 from pipeline.kg.complete import CorpusCheck
+from pipeline.kg.facts import Fact
 from pipeline.kg.generator import builtin_inverses, generate_kg, make_item
 from pipeline.kg.graph import build_graph, read_triples
 from pipeline.kg.query import branch_passages, evaluate, partial_passages, plan_for
