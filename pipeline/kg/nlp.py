@@ -46,9 +46,19 @@ _VERB_TAGS = {"VB": "VERB", "VBD": "VERB", "VBG": "VERB", "VBN": "VERB", "VBP": 
 
 def lemma(token) -> str:
     """The rule lemma of a verb or noun token ("directed" -> "direct", "cities" -> "city")."""
-    lemmatizer = load().get_pipe("lemmatizer")
     pos = _VERB_TAGS.get(token.tag_)
     if pos is None or token.tag_ in ("NN", "NNP"):  # a singular noun is its own lemma
         return token.lower_
-    token.pos_ = pos  # what the disabled attribute ruler would have set
-    return lemmatizer.rule_lemmatize(token)[0].lower()
+    return _lemma(token.lower_, token.tag_, pos, token)
+
+
+_LEMMAS: dict[tuple[str, str], str] = {}
+
+
+def _lemma(word: str, tag: str, pos: str, token) -> str:
+    """Memoised: the rules depend on the word and its tag only."""
+    key = (word, tag)
+    if key not in _LEMMAS:
+        token.pos_ = pos  # what the disabled attribute ruler would have set
+        _LEMMAS[key] = load().get_pipe("lemmatizer").rule_lemmatize(token)[0].lower()
+    return _LEMMAS[key]
