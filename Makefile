@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 OUT ?= runs/default
 
-.PHONY: run test test-deps install clean
+.PHONY: run test test-deps install lint clean
 
 install: $(VENV)/.installed
 
@@ -26,6 +26,10 @@ run: install
 test-deps: install
 	$(BIN)/comlq review server install
 	test -x /usr/bin/chromium || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
+
+# ruff: pyflakes, pycodestyle, import order, complexity (pyproject.toml [tool.ruff])
+lint: install
+	$(BIN)/ruff check .
 
 test: install test-deps
 	$(BIN)/python -m pytest

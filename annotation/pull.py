@@ -10,6 +10,7 @@ from typing import Any
 from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
 from pipeline.records import ReviewVote
+from pipeline.runfolder import RunFolder
 from pipeline.schemas import write_json, write_jsonl
 
 from annotation.agreement import agreement
@@ -64,8 +65,8 @@ def pull(run_dir: str | Path, config: ReviewConfig) -> PullResult:
     # every reviewed item is written: one never pushed or not yet annotated is pending, not dropped
     reviewed = [{"item": item, "review": decide(item, votes.get(item["id"], []), config.annotators_per_item)}
                 for item in items]
-    out = run_dir / "review"
-    write_jsonl(out / "reviewed.jsonl", reviewed, "reviewed_item")
-    write_json(out / "agreement.json", agreement(reviewed, config.annotators_per_item), "agreement")
-    return PullResult(out / "reviewed.jsonl", out / "agreement.json",
+    out = RunFolder(run_dir).review
+    write_jsonl(out.reviewed, reviewed, "reviewed_item")
+    write_json(out.agreement, agreement(reviewed, config.annotators_per_item), "agreement")
+    return PullResult(out.reviewed, out.agreement,
                       dict(Counter(r["review"]["status"] for r in reviewed)))

@@ -12,6 +12,7 @@ from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
 from pipeline.passages import load_passages
 from pipeline.records import Passage
+from pipeline.runfolder import RunFolder
 from pipeline.schemas import read_jsonl, write_jsonl
 
 from annotation.client import connect, ensure_project, service_errors, task_ids_by_item
@@ -32,7 +33,7 @@ class PushResult:
 
 def review_items(run_dir: Path, config: ReviewConfig) -> tuple[list[dict[str, Any]], int]:
     """The items sent to review (check.ok unless include_failed_checks) and how many were left out."""
-    path = run_dir / "items.jsonl"
+    path = RunFolder(run_dir).items
     items = list(read_jsonl(path, "item"))
     counts = Counter(i["id"] for i in items)
     repeated = next((item_id for item_id, n in counts.items() if n > 1), None)
@@ -87,7 +88,7 @@ def push(run_dir: str | Path, config: ReviewConfig, passages_path: str | Path | 
          predictions: bool | None = None) -> PushResult:
     run_dir = Path(run_dir)
     items, left_out = review_items(run_dir, config)
-    passages = load_passages(Path(passages_path) if passages_path else run_dir / "passages.jsonl")
+    passages = load_passages(Path(passages_path) if passages_path else RunFolder(run_dir).passages)
     tasks = [{"data": task_data(item, passages)} for item in items]  # all built first: bad input fails before any import
     if predictions if predictions is not None else config.predictions:
         for task, item in zip(tasks, items):
@@ -101,5 +102,5 @@ def push(run_dir: str | Path, config: ReviewConfig, passages_path: str | Path | 
             response = client.projects.import_tasks(project.id, request=batch, return_task_ids=True)
             on_server.update(zip((t["data"]["item_id"] for t in batch), response.task_ids or []))
     log = [{"item_id": item["id"], "task_id": on_server.get(item["id"])} for item in items]
-    write_jsonl(run_dir / "review" / "push_log.jsonl", log, None)
+    write_jsonl(RunFolder(run_dir).review.push_log, log, None)
     return PushResult(project.id, len(new), len(tasks) - len(new), left_out)

@@ -1,6 +1,6 @@
 """Majority vote over the annotators' judgements of one item, and the accept/reject decision.
 
-Rules (the README's review section states them for users):
+Rules (docs/review.md states them for users):
 - fewer votes than `needed` (3): pending, no decision;
 - only the first `needed` votes count (counted_votes; agreement.py counts the same ones), so a
   late extra annotation cannot turn a 2-1 majority into a tie; the item is flagged `extra_votes`;

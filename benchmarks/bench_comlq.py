@@ -28,7 +28,7 @@ from retrieval.evaluate import run_evaluation
 ROOT = Path(__file__).resolve().parent
 EXPECTED = ROOT / "expected" / "comlq_dev.json"
 MAIN = ["bm25", "dense", "itlr", "logical"]  # the timed 4-retriever evaluation
-ABLATIONS = [  # what each part of the logical retriever adds (README, Results)
+ABLATIONS = [  # what each part of the logical retriever adds (docs/results.md)
     "itlr(cal=shift)", "itlr-bm25", "rrf(bm25,dense)",
     "logical(neg=0,ctx=0)",  # hybrid BM25 + cosine of the question only
     "logical(ctx=0)",  # + soft NOT

@@ -20,15 +20,19 @@ from pipeline.errors import ComlqError
 
 @dataclass
 class PassagesConfig:
+    """Where the passages come from (`comlq passages`, the first stage of `comlq run`)."""
+
     source: str = "sample"  # 'sample', a JSONL/Parquet/BEIR path, or 'hf:NAME[:CONFIG]'
-    limit: int | None = None
+    limit: int | None = None  # at most this many passages (unset: all)
 
 
 @dataclass
 class GenerateConfig:
+    """Item generation (`comlq generate`); `[llm]` holds the llm generator's endpoint."""
+
     generator: str = "kg"  # 'kg' (offline) or 'llm'
-    per_type: int = 50
-    seed: int = 13
+    per_type: int = 50  # items per query type
+    seed: int = 13  # sampling and planning seed (kg: the same seed gives byte-identical items)
     max_answers: int = 20  # queries with more answers are rejected
     triples: str | None = None  # user-supplied triples JSONL for the kg generator
     relation_weights: dict[str, float] = field(default_factory=dict)  # kg sampling weight per relation (pipeline/kg/weights.yaml)
@@ -36,17 +40,19 @@ class GenerateConfig:
 
 @dataclass
 class LLMConfig:
+    """The OpenAI-compatible endpoint of the llm generator and of LLM-using retrievers."""
+
     base_url: str | None = None  # default: $OPENAI_BASE_URL, else the OpenAI API
-    model: str = "gpt-4o-mini"
-    api_key_env: str = "OPENAI_API_KEY"
-    concurrency: int = 8
-    requests_per_second: float | None = None
-    timeout: float = 60.0
+    model: str = "gpt-4o-mini"  # model name at the endpoint
+    api_key_env: str = "OPENAI_API_KEY"  # environment variable holding the API key (local servers need none)
+    concurrency: int = 8  # requests in flight
+    requests_per_second: float | None = None  # optional rate limit, shared by all workers
+    timeout: float = 60.0  # seconds per request
     max_retries: int = 5  # HTTP retries with backoff on 429/5xx
     fix_attempts: int = 2  # follow-up messages carrying the validation error
-    temperature: float = 0.7
+    temperature: float = 0.7  # sampling temperature (LLM-using retrievers use 0)
     price_prompt_per_1m: float = 0.0  # USD per million prompt tokens, for the cost ledger
-    price_completion_per_1m: float = 0.0
+    price_completion_per_1m: float = 0.0  # USD per million completion tokens
     response_format: str = "auto"  # auto (json_schema, then json_object, then text) | json_schema | json_object | text
     max_tokens: int | None = 1024  # 0: not sent
     passage_counts: tuple[int, ...] = (1, 2, 3)  # ComLQ variants to generate (type_1, type_2, type_3), in turn
@@ -56,11 +62,13 @@ class LLMConfig:
 
 @dataclass
 class ReviewConfig:
-    url: str = "http://127.0.0.1:8080"
-    token_env: str = "LABEL_STUDIO_USER_TOKEN"
-    project_title: str = "ComLQ review"
-    annotators_per_item: int = 3
-    include_failed_checks: bool = False
+    """The Label Studio review (`comlq review`, `comlq run --review`)."""
+
+    url: str = "http://127.0.0.1:8080"  # the Label Studio server
+    token_env: str = "LABEL_STUDIO_USER_TOKEN"  # environment variable holding the admin API token
+    project_title: str = "ComLQ review"  # the project is found or created by this title
+    annotators_per_item: int = 3  # annotations per task; the first this many votes decide
+    include_failed_checks: bool = False  # also send items whose automatic check failed
     data_dir: str = "work/label-studio"  # the server's database and media (relative to the working folder)
     admin_email: str = "admin@comlq.local"  # password from $LABEL_STUDIO_PASSWORD, else generated into data_dir
     batch_size: int = 1000  # tasks per import request
@@ -69,17 +77,21 @@ class ReviewConfig:
 
 @dataclass
 class ExportConfig:
-    ratios: tuple[float, float, float] = (0.7, 0.1, 0.2)
-    seed: int = 13
-    distractors: int = 1000
+    """The benchmark export (`comlq export`)."""
+
+    ratios: tuple[float, float, float] = (0.7, 0.1, 0.2)  # train, validation, test shares
+    seed: int = 13  # seed for the split and the distractors
+    distractors: int = 1000  # extra passages drawn from the pool into the BEIR corpus
     licence: str = "cc-by-sa-4.0"  # of the passage text (the sample is Wikipedia); Hub licence id
 
 
 @dataclass
 class EvaluateConfig:
-    retrievers: tuple[str, ...] = ("bm25", "dense", "itlr")
+    """Retrieval evaluation (`comlq evaluate`, the last stage of `comlq run`)."""
+
+    retrievers: tuple[str, ...] = ("bm25", "dense", "itlr")  # retriever specs, e.g. "rrf(bm25,dense)"
     parse: str = "gold"  # 'gold' (the item's logical form), 'rules' or 'llm'
-    split: str = "test"
+    split: str = "test"  # the qrels split evaluated
     model: str | None = None  # sentence-transformers model; default: the packaged all-MiniLM-L6-v2
     embeddings_base_url: str | None = None  # OpenAI-compatible /embeddings endpoint (then `model` is its model name)
     cache_dir: str | None = None  # embedding cache; default: $COMLQ_CACHE/embeddings, else ~/.cache/comlq/embeddings

@@ -20,6 +20,7 @@ from typing import Any
 
 from pipeline.errors import ComlqError, RecordError
 from pipeline.records import Passage
+from pipeline.runfolder import BeirFolder
 from pipeline.schemas import iter_jsonl, read_jsonl, validate, write_jsonl
 
 SAMPLE_PATH = Path(__file__).parent / "data" / "wiki_sample.jsonl.gz"
@@ -77,7 +78,7 @@ def _from_passage_jsonl(path: Path) -> Iterator[Passage]:
 
 def _from_path(path: Path) -> Iterator[Passage]:
     if path.is_dir():
-        corpus = path / "corpus.jsonl"
+        corpus = BeirFolder(path).corpus
         if not corpus.is_file():
             raise ComlqError(f"{path}: a folder source must be a BEIR folder with corpus.jsonl")
         return _from_beir(corpus)

@@ -81,7 +81,7 @@ class Check:
 
 @dataclass(frozen=True, slots=True)
 class GeneratorInfo:
-    name: Literal["kg", "llm"]
+    name: str  # a registered generator (pipeline/generator.py)
     seed: int | None = None
     model: str | None = None
     prompt_file: str | None = None

@@ -11,16 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# What a run folder may hold, in the order the stages write it.
-OUTPUTS = {
-    "passages": "passages.jsonl",
-    "items": "items.jsonl",
-    "rejected": "rejected.jsonl",
-    "stats": "stats.json",
-    "review": "review",
-    "export": "export",
-    "report": "report",
-}
+from pipeline.runfolder import OUTPUTS, RunFolder
 
 
 @dataclass
@@ -54,5 +45,6 @@ def run(out: str | Path, config: str | None = None, *, review: bool = False, tas
     state = build_benchmark(run_dir=str(out), config=config, review=review, task_runner=task_runner,
                             dask_address=dask_address, return_state=True, **overrides)
     counts = state.result()  # re-raises the stage's error (a ComlqError prints as one line)
-    written = {what: out / name for what, name in OUTPUTS.items() if (out / name).exists()}
+    paths = dict(zip(OUTPUTS, RunFolder(out).paths(OUTPUTS)))
+    written = {what: path for what, path in paths.items() if path.exists()}
     return RunResult(out, state.name or "Completed", state.message or "", written, counts)

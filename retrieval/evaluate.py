@@ -10,7 +10,7 @@ REPORT/report.md        tables; REPORT/*.png plots
 from __future__ import annotations
 
 import re
-import sys
+import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,11 +18,13 @@ from typing import Any
 
 from pipeline.config import Config
 from pipeline.errors import ComlqError
+from pipeline.runfolder import ReportFolder
 from pipeline.schemas import write_json
 from retrieval.base import RetrieverUnavailable, describe, write_trec
 from retrieval.beir import load_beir
 from retrieval.metrics import per_query, summarize
 
+log = logging.getLogger(__name__)
 REFERENCE = "bm25"  # significance tests compare every retriever with this one, when it ran
 
 
@@ -42,7 +44,7 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
     specs = [canonical(s) for s in (retrievers or config.evaluate.retrievers)]
     if not specs:
         raise ComlqError("no retrievers given")
-    out = Path(out)
+    report = ReportFolder(out)
     data = load_beir(beir, split)
     factory = Factory(config.evaluate, config.llm, progress=progress)
     built, skipped = {}, {}
@@ -50,7 +52,7 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
         try:
             built[spec] = factory.build(spec)
         except RetrieverUnavailable as exc:
-            print(f"skipping {spec}: {exc}", file=sys.stderr)
+            log.warning("skipping %s: %s", spec, exc)
             skipped[spec] = str(exc)
     results: dict[str, dict[str, Any]] = {}
     values: dict[str, dict] = {}
@@ -62,19 +64,19 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
             indexed = time.perf_counter()
             run = retriever.retrieve(data.queries, config.evaluate.depth)
         except ComlqError as exc:
-            print(f"skipping {spec}: {exc}", file=sys.stderr)
+            log.warning("skipping %s: %s", spec, exc)
             skipped[spec] = f"failed while running: {exc}"
             continue
         done = time.perf_counter()
-        write_trec(run, out / "runs" / f"{file_name(spec)}.trec", file_name(spec))
+        write_trec(run, report.trec(file_name(spec)), file_name(spec))
         values[spec] = per_query(run, data.qrels, data.queries, data.violations)
         results[spec] = {
             "config": describe(retriever),
             "timing": {"index_s": round(indexed - started, 3), "retrieve_s": round(done - indexed, 3),
                        "texts_encoded": factory.texts_encoded() - encoded_before},
         }
-        print(f"{spec}: nDCG@10 {summarize(values[spec], data.queries)['overall']['nDCG@10']:.4f} "
-              f"(index {indexed - started:.1f}s, retrieve {done - indexed:.1f}s)", file=sys.stderr)
+        log.info("%s: nDCG@10 %.4f (index %.1fs, retrieve %.1fs)", spec,
+                 summarize(values[spec], data.queries)["overall"]["nDCG@10"], indexed - started, done - indexed)
     if not results:
         raise ComlqError("no retriever could run: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
     reference = values.get(REFERENCE)
@@ -84,8 +86,8 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
     metrics: dict[str, Any] = {"dataset": data.describe(), "retrievers": results}
     if skipped:
         metrics["skipped"] = skipped
-    out.mkdir(parents=True, exist_ok=True)
-    write_json(out / "metrics.json", metrics, "metrics")
-    write_json(out / "per_query.json", values)
-    write_report(out, metrics)
+    report.root.mkdir(parents=True, exist_ok=True)
+    write_json(report.metrics, metrics, "metrics")
+    write_json(report.per_query, values)
+    write_report(report.root, metrics)
     return metrics

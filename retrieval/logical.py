@@ -1,6 +1,6 @@
 """The "logical" retriever: a soft-logic ITLR variant that beats BM25 on ComLQ (benchmarks/bench_comlq.py).
 
-Why plain ITLR (NOT = 1 - x) fails on ComLQ, measured on the dev split (README, Results):
+Why plain ITLR (NOT = 1 - x) fails on ComLQ, measured on the dev split (docs/results.md):
 ComLQ's negation is a fact the evidence passage states ("... never reached the intense level
 ...", "with the exception of ... fictitious scientists"), so the gold passages mention the
 negated concept: on average they contain 73% of its content words (random passages: 4%), and

@@ -22,12 +22,26 @@ from pipeline.errors import ComlqError
 from retrieval.base import Retriever
 
 Builder = Callable[["Factory", list[str], dict[str, str]], Retriever]
+Needs = Callable[[list[str], dict[str, str]], bool]  # (args, kwargs) -> does this spec need corpus embeddings?
 BUILDERS: dict[str, Builder] = {}
+EMBEDDINGS: dict[str, bool | Needs] = {}
 
 
-def register_retriever(name: str, builder: Builder) -> Builder:
+def register_retriever(name: str, builder: Builder, embeddings: bool | Needs = False) -> Builder:
+    """Make `name` usable in retriever specs; `embeddings` says whether it encodes the corpus
+    (a bool, or a function of the spec's arguments), so the flows can encode it beforehand."""
     BUILDERS[name] = builder
+    EMBEDDINGS[name] = embeddings
     return builder
+
+
+def needs_embeddings(spec: str) -> bool:
+    """Does running this spec encode the corpus with the dense encoder?"""
+    name, args, kwargs = parse_spec(spec)
+    if name not in BUILDERS:
+        raise ComlqError(f"unknown retriever '{name}' in '{spec}' (known: {', '.join(BUILDERS)})")
+    needs = EMBEDDINGS[name]
+    return needs(args, kwargs) if callable(needs) else needs
 
 
 def default_cache_dir() -> Path:
@@ -190,11 +204,12 @@ def _rewrite(factory: Factory, args: list[str], kwargs: dict[str, str]) -> Retri
 
 
 register_retriever("bm25", _no_args("bm25"))
-register_retriever("dense", _no_args("dense"))
-register_retriever("itlr", _itlr)
-register_retriever("itlr-bm25", lambda f, a, k: _itlr(f, a, k, terms="bm25"))
-register_retriever("rrf", _rrf)
-register_retriever("rewrite", _rewrite)
+register_retriever("dense", _no_args("dense"), embeddings=True)
+register_retriever("itlr", _itlr, embeddings=lambda args, kwargs: kwargs.get("terms", "dense") == "dense")
+register_retriever("itlr-bm25", lambda f, a, k: _itlr(f, a, k, terms="bm25"),
+                   embeddings=lambda args, kwargs: kwargs.get("terms", "bm25") == "dense")
+register_retriever("rrf", _rrf, embeddings=lambda args, kwargs: any(needs_embeddings(a) for a in args))
+register_retriever("rewrite", _rewrite, embeddings=True)
 
 
 def _logical(factory: Factory, args: list[str], kwargs: dict[str, str]) -> Retriever:
@@ -203,4 +218,4 @@ def _logical(factory: Factory, args: list[str], kwargs: dict[str, str]) -> Retri
     return build(factory, args, kwargs)
 
 
-register_retriever("logical", _logical)
+register_retriever("logical", _logical, embeddings=True)  # its hybrid scores cosine to every passage

@@ -6,11 +6,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pipeline.runfolder import ReportFolder
 from pipeline.schemas import AtomicWriter
 from retrieval.metrics import MEASURES
 
-PLOT_TYPE = "ndcg_by_type.png"
-PLOT_NEGATIONS = "ndcg_by_negations.png"
+PLOT_TYPE = "ndcg_by_type"
+PLOT_NEGATIONS = "ndcg_by_negations"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
@@ -81,7 +82,9 @@ def markdown(metrics: Mapping[str, Any]) -> str:
           retrievers[n].get("timing", {}).get("texts_encoded")] for n in names])
     for name, reason in metrics.get("skipped", {}).items():
         lines.append(f"Skipped **{name}**: {reason}")
-    lines += ["", f"![nDCG@10 by query type]({PLOT_TYPE})", "", f"![nDCG@10 by number of negations]({PLOT_NEGATIONS})", ""]
+    here = ReportFolder(".")  # the plots sit next to report.md
+    lines += ["", f"![nDCG@10 by query type]({here.plot(PLOT_TYPE).name})", "",
+              f"![nDCG@10 by number of negations]({here.plot(PLOT_NEGATIONS).name})", ""]
     return "\n".join(lines)
 
 
@@ -113,9 +116,10 @@ def plot_groups(retrievers: Mapping[str, Any], key: str, path: Path, xlabel: str
     tmp.replace(path)  # atomic, like every other output
 
 
-def write_report(out: Path, metrics: Mapping[str, Any]) -> None:
+def write_report(out: str | Path, metrics: Mapping[str, Any]) -> None:
+    report = ReportFolder(out)
     retrievers = metrics["retrievers"]
-    plot_groups(retrievers, "by_type", out / PLOT_TYPE, "query type", bars=True)
-    plot_groups(retrievers, "by_negations", out / PLOT_NEGATIONS, "number of negations", bars=False)
-    with AtomicWriter(out / "report.md") as handle:
+    plot_groups(retrievers, "by_type", report.plot(PLOT_TYPE), "query type", bars=True)
+    plot_groups(retrievers, "by_negations", report.plot(PLOT_NEGATIONS), "number of negations", bars=False)
+    with AtomicWriter(report.markdown) as handle:
         handle.write(markdown(metrics))

@@ -38,6 +38,14 @@ def add_config(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", default=None, help="TOML configuration file (default: $COMLQ_CONFIG or built-in defaults)")
 
 
+class _Stderr(logging.StreamHandler):
+    """Writes to whatever sys.stderr is when a record comes (a test may have replaced it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
 class _Formatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         message = record.getMessage()
@@ -45,13 +53,13 @@ class _Formatter(logging.Formatter):
 
 
 def configure_logging(verbose: bool = False) -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _Stderr()
     handler.setFormatter(_Formatter())
     for name in LIBRARY_LOGGERS:
         logger = logging.getLogger(name)
         logger.handlers[:] = [handler]
         logger.setLevel(logging.DEBUG if verbose else logging.INFO)
-        logger.propagate = False
+        logger.propagate = False  # Prefect gives the root logger a console handler of its own
 
 
 def build_parser() -> argparse.ArgumentParser:

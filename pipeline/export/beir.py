@@ -18,6 +18,7 @@ from typing import Any
 
 from pipeline.export.split import SPLITS
 from pipeline.records import Passage
+from pipeline.runfolder import BeirFolder
 from pipeline.schemas import AtomicWriter, write_jsonl
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
@@ -38,18 +39,18 @@ def _write_tsv(path: Path, header: tuple[str, ...], rows: Iterable[tuple[Any, ..
             handle.write("\t".join(str(v) for v in row) + "\n")
 
 
-def write_beir(folder: Path, rows_by_split: Mapping[str, list[dict[str, Any]]], corpus: list[Passage]) -> None:
-    write_jsonl(folder / "corpus.jsonl", ({"_id": p.id, "title": p.title, "text": p.text}
+def write_beir(folder: BeirFolder, rows_by_split: Mapping[str, list[dict[str, Any]]], corpus: list[Passage]) -> None:
+    write_jsonl(folder.corpus, ({"_id": p.id, "title": p.title, "text": p.text}
                                           for p in sorted(corpus, key=lambda p: p.id)), "beir_corpus")
     queries = sorted(((split, row) for split, rows in rows_by_split.items() for row in rows),
                      key=lambda pair: pair[1]["id"])
-    write_jsonl(folder / "queries.jsonl",
+    write_jsonl(folder.queries,
                 ({"_id": row["id"], "text": row["question"], "type": row["type"], "n_passages": row["n_passages"],
                   "logical_form": row["logical_form"], "negations": row["negations"], "split": split}
                  for split, row in queries), "beir_query")
     for split in SPLITS:
         rows = sorted(rows_by_split.get(split, []), key=lambda r: r["id"])
-        _write_tsv(folder / "qrels" / f"{split}.tsv", QRELS_HEADER,
+        _write_tsv(folder.qrels(split), QRELS_HEADER,
                    ((r["id"], g["passage_id"], g["grade"]) for r in rows for g in r["qrels"]))
-        _write_tsv(folder / "violations" / f"{split}.tsv", VIOLATIONS_HEADER,
+        _write_tsv(folder.violations(split), VIOLATIONS_HEADER,
                    ((r["id"], p, 1) for r in rows for p in sorted(r["violating"])))

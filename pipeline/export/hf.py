@@ -11,6 +11,7 @@ from datasets import (Dataset, DatasetDict, Features, List, Value, disable_progr
                       is_progress_bar_enabled)
 
 from pipeline.errors import ComlqError
+from pipeline.runfolder import ExportFolder
 from pipeline.export.split import SPLITS
 
 TOKEN_ENV = "HF_TOKEN"
@@ -47,22 +48,22 @@ def dataset_dict(rows_by_split: Mapping[str, list[dict[str, Any]]]) -> DatasetDi
     })
 
 
-def write_hf(datasets: DatasetDict, out: Path) -> None:
+def write_hf(datasets: DatasetDict, out: ExportFolder) -> None:
     bars = is_progress_bar_enabled()
     disable_progress_bars()  # a few hundred rows: the bars are noise in the run's output
     try:
-        datasets.save_to_disk(str(out / "dataset"))
+        datasets.save_to_disk(str(out.dataset))
         # The Hub's layout (data/<split>-NNNNN-of-NNNNN.parquet), which the card's YAML header
         # names: `load_dataset(EXPORT)` works on the folder as it will on the Hub.
-        (out / "data").mkdir(parents=True, exist_ok=True)
+        out.data.mkdir(parents=True, exist_ok=True)
         for split, dataset in datasets.items():
-            dataset.to_parquet(str(out / "data" / f"{split}-00000-of-00001.parquet"))
+            dataset.to_parquet(str(out.parquet(split)))
     finally:
         if bars:
             enable_progress_bars()
 
 
-def push_to_hub(export_dir: Path, repo: str) -> None:
+def push_to_hub(export_dir: str | Path, repo: str) -> None:
     """Upload the splits and the dataset card to the Hub; the token comes from $HF_TOKEN only."""
     token = os.environ.get(TOKEN_ENV)
     if not token:
@@ -70,7 +71,8 @@ def push_to_hub(export_dir: Path, repo: str) -> None:
     from datasets import load_from_disk
     from huggingface_hub import HfApi
 
-    load_from_disk(str(export_dir / "dataset")).push_to_hub(repo, token=token)
+    export = ExportFolder(export_dir)
+    load_from_disk(str(export.dataset)).push_to_hub(repo, token=token)
     # The card's YAML header names the same data files push_to_hub writes (data/<split>-*.parquet).
-    HfApi(token=token).upload_file(path_or_fileobj=str(export_dir / "README.md"), path_in_repo="README.md",
+    HfApi(token=token).upload_file(path_or_fileobj=str(export.card), path_in_repo="README.md",
                                    repo_id=repo, repo_type="dataset")

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from pipeline.errors import ComlqError
 from pipeline.records import Item
+from pipeline.runfolder import RunFolder
 from pipeline.schemas import read_json, read_jsonl
 
 Reason = tuple[str, str]  # (stage, reason), e.g. ("check", "answer_not_in_passage")
@@ -48,22 +49,22 @@ class RunInput:
 
 
 def read_run(folder: str | Path) -> RunInput:
-    folder = Path(folder)
-    path = folder / "items.jsonl"
+    run_folder = RunFolder(folder)
+    path = run_folder.items
     items = _by_id(path, ((r["id"], Item.from_dict(r)) for r in read_jsonl(path, "item")))
-    path = folder / "review" / "reviewed.jsonl"
+    path = run_folder.review.reviewed
     if path.is_file():
         reviewed = _by_id(path, ((r["item"]["id"], (Item.from_dict(r["item"]), r["review"]))
                                  for r in read_jsonl(path, "reviewed_item")))
         run = _from_review(items, reviewed)
     else:
         run = _from_check(list(items.values()))
-    if (folder / "rejected.jsonl").is_file():
-        run.generation_failures = Counter(r["reason"] for r in read_jsonl(folder / "rejected.jsonl", "rejected"))
-    if (folder / "stats.json").is_file():
-        run.stats = read_json(folder / "stats.json")
-    if (folder / "review" / "agreement.json").is_file():
-        run.agreement = read_json(folder / "review" / "agreement.json", "agreement")
+    if run_folder.rejected.is_file():
+        run.generation_failures = Counter(r["reason"] for r in read_jsonl(run_folder.rejected, "rejected"))
+    if run_folder.stats.is_file():
+        run.stats = read_json(run_folder.stats)
+    if run_folder.review.agreement.is_file():
+        run.agreement = read_json(run_folder.review.agreement, "agreement")
     return run
 
 

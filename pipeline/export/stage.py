@@ -26,10 +26,8 @@ from pipeline.export.inputs import read_run
 from pipeline.export.rows import annotator_pseudonyms, export_row
 from pipeline.export.split import SPLITS, SplitUnit, assign_splits, leakage_groups, parse_ratios
 from pipeline.passages import SAMPLE_PATH, load_passages
+from pipeline.runfolder import ExportFolder, RunFolder
 from pipeline.schemas import validate
-
-EXPORT_ENTRIES = {"dataset", "data", "beir", "README.md"}
-
 
 @dataclass
 class ExportResult:
@@ -46,13 +44,13 @@ class ExportResult:
 
 def default_passages(run_dir: Path) -> Path:
     """The run's own passages.jsonl, else the shipped sample (the offline default)."""
-    own = run_dir / "passages.jsonl"
+    own = RunFolder(run_dir).passages
     return own if own.is_file() else SAMPLE_PATH
 
 
 @contextmanager
 def _staged(out: Path) -> Iterator[Path]:
-    if out.exists() and not (out.is_dir() and set(os.listdir(out)) <= EXPORT_ENTRIES):
+    if out.exists() and not (out.is_dir() and set(os.listdir(out)) <= set(ExportFolder.ENTRIES)):
         raise ComlqError(f"{out}: exists and is not an export folder; refusing to replace it")
     staging = out.parent / f".{out.name}.tmp-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
@@ -108,7 +106,8 @@ def export(run_dir: str | Path, out: str | Path, config: ExportConfig,
     from pipeline.export.hf import dataset_dict, write_hf  # datasets is slow to import
 
     with _staged(out) as staging:
-        write_beir(staging / "beir", rows_by_split, corpus)
-        write_hf(dataset_dict(rows_by_split), staging)
-        (staging / "README.md").write_text(render_card(facts, run, rows_by_split), encoding="utf-8")
+        staged = ExportFolder(staging)
+        write_beir(staged.beir, rows_by_split, corpus)
+        write_hf(dataset_dict(rows_by_split), staged)
+        staged.card.write_text(render_card(facts, run, rows_by_split), encoding="utf-8")
     return ExportResult(out, {s: len(r) for s, r in rows_by_split.items()}, len(corpus), run.dropped_items)

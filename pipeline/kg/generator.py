@@ -6,7 +6,7 @@ import hashlib
 import json
 import random
 import re
-import sys
+import logging
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -28,6 +28,7 @@ from pipeline.querytypes import check_triples, get_type, matches, query_graph
 from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage, Triple
 from pipeline.resources import package_data
 
+log = logging.getLogger(__name__)
 EXTRACT_PROCESSES = 2  # spaCy processes for passages not yet in the extraction cache (a big corpus)
 ATTEMPTS_PER_ITEM = 400  # sampling budget per requested item before a type is reported short
 STALL = 4000  # consecutive failed attempts after which a type is taken as exhausted
@@ -136,7 +137,7 @@ def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tup
 
     short = {n: s for n, s in per_type.items() if s["generated"] < s["requested"]}
     for name, summary in short.items():
-        print(f"kg: {name}: {summary['shortfall']}", file=sys.stderr)
+        log.warning("kg: %s: %s", name, summary["shortfall"])
     result.stats = {
         "generator": "kg", "seed": config.seed, "per_type": config.per_type, "max_answers": config.max_answers,
         "graph": {"source": config.triples or "built-in extractor", **kg.stats()},

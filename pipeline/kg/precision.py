@@ -1,7 +1,7 @@
 """Hand-checking the built-in extractor: draw facts at random, judge them against the passage text, tabulate.
 
     python -m pipeline.kg.precision sample --source sample --source CORPUS --facts 100 --seed 1 --out FILE
-    python -m pipeline.kg.precision table FILE                                  # the docs' table
+    python -m pipeline.kg.precision table FILE                            # docs/generators.md table
 
 Each sampled line holds the fact (labels), the passage id, the passage's text and the sentence
 that states the fact with its two mentions, and a `verdict` ("correct" or "wrong") with a `note`,

@@ -44,7 +44,7 @@ from pipeline.orchestration import markers
 from pipeline.passages import load_passages
 from pipeline.querytypes import TYPE_NAMES
 from pipeline.records import Passage
-from pipeline.runfolder import STAGES, RunFolder
+from pipeline.runfolder import STAGES, BeirFolder, RunFolder, latest_export, runs_under
 
 PROMPTS = Path(str(resources.files("prompts")))  # the generators' templates (part of the generate key)
 AWAITING_REVIEW = "AwaitingReview"  # the name of the state a run ends in after its push
@@ -70,20 +70,17 @@ NETWORK_RETRIES: dict[str, Any] = {"retries": 3, "retry_delay_seconds": exponent
 # ---------------------------------------------------------------------------- configuration
 
 
-def run_config(config: str | None = None, **overrides: Any) -> Config:
-    """The configuration file (or defaults) with the flow's parameters applied on top.
+# A flow's parameters that override a configuration value (deployments pass plain names).
+PARAMETERS = {"source": "passages.source", "limit": "passages.limit", "generator": "generate.generator",
+              "per_type": "generate.per_type", "seed": "generate.seed"}
 
-    overrides: source, limit (passages); generator, per_type, seed (generate). None = keep.
-    """
-    cfg = load_config(config)
-    sections = {"source": cfg.passages, "limit": cfg.passages,
-                "generator": cfg.generate, "per_type": cfg.generate, "seed": cfg.generate}
-    for name, value in overrides.items():
-        if name not in sections:
-            raise ComlqError(f"unknown run parameter {name!r}")
-        if value is not None:
-            setattr(sections[name], name, value)
-    return cfg
+
+def run_config(config: str | None = None, **parameters: Any) -> Config:
+    """The configuration file (or defaults) with the flow's parameters (PARAMETERS) applied on top."""
+    unknown = sorted(set(parameters) - set(PARAMETERS))
+    if unknown:
+        raise ComlqError(f"unknown run parameter {unknown[0]!r}")
+    return load_config(config).with_overrides({PARAMETERS[k]: v for k, v in parameters.items()}, "flow parameter")
 
 
 def make_task_runner(name: str = "threads", dask_address: str | None = None,
@@ -137,12 +134,19 @@ def counts_artifact(stage: str, counts: dict[str, Any], skipped: bool) -> None:
     create_table_artifact(rows, key=f"comlq-{stage}", description=f"{stage}: counts{note}")
 
 
-def once(run_dir: str | Path, stage: str, stage_key: str, outputs: Sequence[Path],
-         work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """Run `work` unless the stage's marker matches `stage_key` and its outputs exist; returns counts."""
-    marker = markers.done(run_dir, stage, stage_key)
-    skipped = marker is not None and all(path.exists() for path in outputs)
-    counts = marker["counts"] if skipped else markers.mark(run_dir, stage, stage_key, work())["counts"]
+def once(run: RunFolder, stage: str, work: Callable[[], dict[str, Any]], *settings: Any,
+         inputs: Sequence[str | Path] = ()) -> dict[str, Any]:
+    """Run `work` unless the stage is done; returns its counts.
+
+    Done means: its marker's key matches the settings and the contents of what the stage reads
+    (`STAGES`, plus `inputs`), and what it writes exists.
+    """
+    declared = STAGES[stage]
+    read = [*run.paths(declared.reads), *inputs]
+    stage_key = markers.key(*settings, *(markers.digest(path) for path in read))
+    marker = markers.done(run.root, stage, stage_key)
+    skipped = marker is not None and all(path.exists() for path in run.paths(declared.writes))
+    counts = marker["counts"] if skipped else markers.mark(run.root, stage, stage_key, work())["counts"]
     counts_artifact(stage, counts, skipped)
     return counts
 
@@ -158,10 +162,9 @@ def select_passages_task(source: str, out: str, limit: int | None) -> int:
 @flow(name="select-passages")
 def select_passages_flow(run_dir: str, source: str = "sample", limit: int | None = None) -> dict[str, Any]:
     """Passages from `source` (sample | path | hf:NAME[:CONFIG]) to RUN/passages.jsonl."""
-    out = Path(run_dir) / "passages.jsonl"
-    stage_key = markers.key(source, limit, markers.digest(source))  # a local file's content counts too
-    return once(run_dir, "passages", stage_key, [out],
-                lambda: {"passages": select_passages_task(source, str(out), limit)})
+    run = RunFolder(run_dir)
+    return once(run, "passages", lambda: {"passages": select_passages_task(source, str(run.passages), limit)},
+                source, limit, inputs=[source])  # a local file's content counts too
 
 
 # ---------------------------------------------------------------------------- stage: generate
@@ -208,13 +211,9 @@ def generate_flow(run_dir: str, config: str | None = None, generator: str | None
     """
     cfg = run_config(config, generator=generator, per_type=per_type, seed=seed)
     run = RunFolder(run_dir)
-    stage = STAGES["generate"]
     wanted = generate_stage.check_types(tuple(types or TYPE_NAMES))
     gen = get_generator(cfg.generate.generator)
     chunks = chunked(wanted, types_per_chunk or gen.types_per_chunk or len(wanted))
-    # the triples file's and the prompt templates' contents count, not only their names
-    inputs = [*run.paths(stage.reads), *([cfg.generate.triples] if cfg.generate.triples else []), PROMPTS]
-    stage_key = markers.key(cfg.generate, cfg.llm, *(markers.digest(path) for path in inputs), wanted, len(chunks))
 
     def work() -> dict[str, Any]:
         task_ = generate_chunk.with_options(**NETWORK_RETRIES) if gen.network else generate_chunk
@@ -242,7 +241,9 @@ def generate_flow(run_dir: str, config: str | None = None, generator: str | None
             counts[f"items {item.type}"] = counts.get(f"items {item.type}", 0) + 1
         return counts
 
-    return once(run_dir, "generate", stage_key, run.paths(stage.writes), work)
+    # the triples file's and the prompt templates' contents count, not only their names
+    return once(run, "generate", work, cfg.generate, cfg.llm, wanted, len(chunks),
+                inputs=[*([cfg.generate.triples] if cfg.generate.triples else []), PROMPTS])
 
 
 # ---------------------------------------------------------------------------- stage: review
@@ -280,8 +281,7 @@ def awaiting_review(run_dir: str, counts: dict[str, dict[str, Any]]) -> State:
 def push_review_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
     """RUN/items.jsonl -> Label Studio tasks (3 annotations each); idempotent on the server too."""
     cfg = run_config(config)
-    stage_key = markers.key(cfg.review, markers.digest(Path(run_dir) / "items.jsonl"))
-    return once(run_dir, "review-push", stage_key, [], lambda: push_task(run_dir, cfg.review))  # its output: the server
+    return once(RunFolder(run_dir), "review-push", lambda: push_task(run_dir, cfg.review), cfg.review)
 
 
 def collected(run_dir: str | Path) -> bool:
@@ -292,8 +292,8 @@ def collected(run_dir: str | Path) -> bool:
 
 def pending_runs(runs_root: str) -> list[str]:
     """Run folders that were pushed for review and not yet collected."""
-    return sorted(str(run) for run in Path(runs_root).glob("*")
-                  if markers.read_marker(run, "review-push") and not collected(run))
+    return [str(run.root) for run in runs_under(runs_root)
+            if markers.read_marker(run.root, "review-push") and not collected(run.root)]
 
 
 @flow(name="collect-review")
@@ -354,12 +354,8 @@ def export_task(run_dir: str, out: str, config: ExportConfig) -> dict[str, int]:
 def export_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
     """RUN (items, or review/reviewed.jsonl when reviewed) -> RUN/export (DatasetDict, Parquet, BEIR, card)."""
     cfg = run_config(config)
-    run = Path(run_dir)
-    inputs = [run / name for name in ("items.jsonl", "passages.jsonl", "stats.json", "rejected.jsonl",
-                                      "review/reviewed.jsonl", "review/agreement.json")]  # all the card reads
-    stage_key = markers.key(cfg.export, *(markers.digest(path) for path in inputs))
-    return once(run_dir, "export", stage_key, [run / "export" / "beir"],
-                lambda: export_task(run_dir, str(run / "export"), cfg.export))
+    run = RunFolder(run_dir)
+    return once(run, "export", lambda: export_task(run_dir, str(run.export.root), cfg.export), cfg.export)
 
 
 # ---------------------------------------------------------------------------- stage: evaluate
@@ -372,13 +368,6 @@ def evaluate_task(beir: str, out: str, config: Config) -> dict[str, Any]:
     metrics = run_evaluation(beir, out, config, progress=False)
     return {f"nDCG@10 {name}": round(result["overall"]["nDCG@10"], 4)
             for name, result in metrics["retrievers"].items()}
-
-
-def latest_export(runs_root: str) -> str:
-    exports = [path.parent.parent for path in Path(runs_root).glob("*/export/beir")]
-    if not exports:
-        raise ComlqError(f"{runs_root}: no run folder with an export (export/beir) yet")
-    return str(max(exports, key=lambda path: (path / "export" / "beir").stat().st_mtime))
 
 
 # Cached on the model, the cache folder and the chunk's content (not the texts themselves).
@@ -407,7 +396,7 @@ def encode_corpus_flow(beir: str, config: str | None = None) -> dict[str, Any]:
 
     cfg = run_config(config)
     cache_dir = str(cfg.evaluate.cache_dir or default_cache_dir())
-    texts = list(load_corpus(Path(beir) / "corpus.jsonl").texts)
+    texts = list(load_corpus(BeirFolder(beir).corpus).texts)
     chunks = [texts[i:i + ENCODE_CHUNK] for i in range(0, len(texts), ENCODE_CHUNK)]
     with progress(len(chunks), "encode", "comlq-encode-progress") as bar:
         futures = [encode_chunk.submit(cfg.evaluate, cfg.llm.api_key_env, cache_dir,
@@ -420,10 +409,6 @@ def encode_corpus_flow(beir: str, config: str | None = None) -> dict[str, Any]:
     return counts
 
 
-def uses_embeddings(retrievers: Sequence[str]) -> bool:
-    return any(name in spec for spec in retrievers for name in ("dense", "itlr", "rewrite"))
-
-
 @flow(name="evaluate")
 def evaluate_flow(run_dir: str = "latest", config: str | None = None, runs_root: str = "runs",
                   task_runner: str = "threads", dask_address: str | None = None) -> dict[str, Any]:
@@ -432,19 +417,23 @@ def evaluate_flow(run_dir: str = "latest", config: str | None = None, runs_root:
     run_dir "latest": the run folder under runs_root with the newest export (weekly schedule).
     task_runner dask: encode the corpus on Dask workers first (encode-corpus).
     """
+    from retrieval.registry import needs_embeddings
+
     if run_dir == "latest":
-        run_dir = latest_export(runs_root)
+        latest = latest_export(runs_root)
+        if latest is None:
+            raise ComlqError(f"{runs_root}: no run folder with an export yet")
+        run_dir = str(latest.root)
     cfg = run_config(config)
-    beir = Path(run_dir) / "export" / "beir"
-    stage_key = markers.key(cfg.evaluate, cfg.llm, markers.digest(beir))  # llm: parse=llm and rewrite
-    report = Path(run_dir) / "report"
+    run = RunFolder(run_dir)
+    beir = str(run.export.beir.root)
 
     def work() -> dict[str, Any]:
-        if task_runner == "dask" and uses_embeddings(cfg.evaluate.retrievers):
-            encode_corpus_flow.with_options(task_runner=make_task_runner(task_runner, dask_address))(str(beir), config)
-        return evaluate_task(str(beir), str(report), cfg)
+        if task_runner == "dask" and any(needs_embeddings(spec) for spec in cfg.evaluate.retrievers):
+            encode_corpus_flow.with_options(task_runner=make_task_runner(task_runner, dask_address))(beir, config)
+        return evaluate_task(beir, str(run.report.root), cfg)
 
-    return once(run_dir, "evaluate", stage_key, [report / "metrics.json"], work)
+    return once(run, "evaluate", work, cfg.evaluate, cfg.llm)  # llm: parse=llm and rewrite
 
 
 # ---------------------------------------------------------------------------- the parent flow

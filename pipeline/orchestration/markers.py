@@ -15,9 +15,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from pipeline.runfolder import RunFolder
 from pipeline.schemas import read_json, write_json
-
-MARKER_DIR = ".comlq"
 
 
 def digest(path: str | Path) -> str:
@@ -49,7 +48,7 @@ def key(*parts: Any) -> str:
 
 
 def marker_path(run_dir: str | Path, stage: str) -> Path:
-    return Path(run_dir) / MARKER_DIR / f"{stage}.json"
+    return RunFolder(run_dir).marker(stage)
 
 
 def read_marker(run_dir: str | Path, stage: str) -> dict[str, Any] | None:

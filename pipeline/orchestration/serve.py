@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.errors import ComlqError
-from pipeline.orchestration.settings import QUIET, results_path
+from pipeline.orchestration.settings import QUIET
+from pipeline.runfolder import RunFolder
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository: flows.yaml and the flows' code
 STARTUP_TIMEOUT = 180.0  # a fresh database migrates on first start; slow on small shared machines
@@ -41,7 +42,7 @@ class Service:
                 "PREFECT_HOME": str(self.home.resolve() / "prefect"),
                 "PREFECT_API_URL": self.api_url,
                 # scheduled runs share one result store, so a nightly run reuses earlier chunks
-                "PREFECT_RESULTS_LOCAL_STORAGE_PATH": str(results_path(self.home.resolve()))}
+                "PREFECT_RESULTS_LOCAL_STORAGE_PATH": str(RunFolder(self.home.resolve()).prefect_results)}
 
     def pid_file(self, name: str) -> Path:
         return self.home / f"{name}.pid"

@@ -12,6 +12,10 @@ import os
 import sys
 from pathlib import Path
 
+from pipeline.runfolder import RunFolder
+
+LIBRARY_LOGGERS = "pipeline,annotation,retrieval"  # the packages that log through `logging`
+
 # The 20 s default times out on a fresh home (database migrations) on small machines.
 EPHEMERAL_STARTUP_TIMEOUT_SECONDS = 90
 
@@ -24,20 +28,17 @@ QUIET = {
 }
 
 
-def results_path(run_dir: str | Path) -> Path:
-    """Where persisted task results (the cross-run cache of generation and encoding) live."""
-    return Path(run_dir) / "cache" / "prefect"
-
-
 def prefect_environment(run_dir: str | Path, environ: dict[str, str], verbose: bool = False) -> dict[str, str]:
     """The variables to add to `environ` for a run in `run_dir` (nothing that is already set)."""
-    run_dir = Path(run_dir).resolve()
+    run = RunFolder(Path(run_dir).resolve())
     wanted = dict(QUIET)
     if not environ.get("PREFECT_API_URL"):
-        wanted["PREFECT_HOME"] = str(run_dir / ".prefect")
-        wanted["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = str(results_path(run_dir))
+        wanted["PREFECT_HOME"] = str(run.prefect_home)
+        wanted["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = str(run.prefect_results)
         if not verbose:  # the console shows a progress bar, the summary, or the error in one line
             wanted["PREFECT_LOGGING_LEVEL"] = "CRITICAL"
+    if verbose:  # the stages' own log lines go to the run's logs too
+        wanted["PREFECT_LOGGING_EXTRA_LOGGERS"] = LIBRARY_LOGGERS
     return {key: value for key, value in wanted.items() if key not in environ}
 
 

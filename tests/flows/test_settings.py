@@ -22,15 +22,3 @@ def test_with_a_server_the_run_reports_there_and_set_values_win(tmp_path: Path) 
     assert "PREFECT_HOME" not in env and "PREFECT_RESULTS_LOCAL_STORAGE_PATH" not in env
     assert "DO_NOT_TRACK" not in env  # the user's own value stays
     assert env["PREFECT_SERVER_ANALYTICS_ENABLED"] == "false"
-
-
-def test_chunk_stats_merge_into_one() -> None:
-    from pipeline.orchestration.flows import merge_stats
-
-    parts = [{"items": 3, "by_type": {"1p": {"items": 3}}, "price_prompt_per_1m": 0.15, "fallbacks": ["a"],
-              "model": "m", "items_per_second": 10.0},
-             {"items": 2, "by_type": {"2in": {"items": 2}}, "price_prompt_per_1m": 0.15, "fallbacks": ["b"],
-              "model": "m", "items_per_second": 20.0}]
-    assert merge_stats(parts) == {"items": 5, "by_type": {"1p": {"items": 3}, "2in": {"items": 2}},
-                                  "price_prompt_per_1m": 0.15, "fallbacks": ["a", "b"], "model": "m",
-                                  "items_per_second": [10.0, 20.0]}

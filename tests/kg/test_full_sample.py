@@ -11,7 +11,7 @@ import pytest
 from pipeline.querytypes import NEGATION_TYPES, TYPE_NAMES, check_triples, grounded_indicator, matches, query_graph
 
 
-README = Path(__file__).parents[2] / "README.md"
+README = Path(__file__).parents[2] / "docs" / "generators.md"  # the kg generator's guide
 # "2in  What are ...?" then the logical form on the same line (after 2+ spaces) or on the next one
 README_EXAMPLE = re.compile(r"^(\w{2,3}) +(\S.*?[.?])(?: {2,}|\n +)(\".*\")$", re.MULTILINE)
 
@@ -37,7 +37,7 @@ def test_fifty_items_of_every_type_from_the_sample(sample_result):
     total = sum(relations.values())
     assert (relations["mentions"] + relations["mentioned_in"]) / total < 0.25
     assert (relations["topic"] + relations["topic_of"]) / total < 0.02
-    # the README's example questions are real output of this run, with their logical forms
+    # the guide's example questions are real output of this run, with their logical forms
     readme = README.read_text(encoding="utf-8")
     block = readme[readme.index("<!-- section: generate -->"):readme.index("<!-- /section: generate -->")]
     examples = README_EXAMPLE.findall(block)

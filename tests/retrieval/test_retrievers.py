@@ -3,6 +3,7 @@ import pytest
 
 from pipeline.config import EvaluateConfig, LLMConfig
 from pipeline.errors import ComlqError
+from pipeline.cli import configure_logging
 from retrieval.base import Query, RetrieverUnavailable
 from retrieval.bm25 import BM25Retriever
 from retrieval.dense import DenseRetriever
@@ -78,6 +79,7 @@ def test_cache_ignores_a_shard_without_its_key_file(model, tmp_path):
 
 @pytest.mark.parametrize("damage", ["truncate", "extra key"])
 def test_a_damaged_shard_is_skipped_with_a_warning_and_re_encoded(model, tmp_path, capsys, damage):
+    configure_logging()  # as the CLI routes the library's warnings
     first = CachedEncoder(Counting(model), tmp_path)
     vectors = first.encode(["one", "two"], progress=False)
     shard = next(first.cache.dir.glob("shard-*.npy"))
@@ -90,7 +92,7 @@ def test_a_damaged_shard_is_skipped_with_a_warning_and_re_encoded(model, tmp_pat
     again = CachedEncoder(counting, tmp_path)
     np.testing.assert_allclose(again.encode(["one", "two"], progress=False), vectors, atol=1e-6)
     assert counting.texts == 2  # re-encoded, not a traceback nor silently wrong rows
-    assert f"skipping damaged embedding cache shard {shard}" in capsys.readouterr().err
+    assert f"comlq: warning: skipping damaged embedding cache shard {shard}" in capsys.readouterr().err
     assert len(CachedEncoder(Counting(model), tmp_path).cache) == 2  # the new shard serves the next run
 
 
