@@ -9,7 +9,7 @@ import random
 import re
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from pipeline.config import Config, GenerateConfig
 from pipeline.errors import ComlqError
 from pipeline.generator import BaseGenerator, GenerationResult
 from pipeline.itemchecks import answers_in_question, banned_words, check_witnesses
+from pipeline.kg.cache import ReadingCache, read_passages
 from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.extract import extract
 from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
@@ -30,6 +31,7 @@ from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage,
 from pipeline.resources import package_data
 
 log = logging.getLogger(__name__)
+EXTRACT_PROCESSES = 2  # spaCy processes for passages not yet in the extraction cache (a big corpus)
 ATTEMPTS_PER_ITEM = 400  # sampling budget per requested item before a type is reported short
 STALL = 4000  # consecutive failed attempts after which a type is taken as exhausted
 _PLACEHOLDER = re.compile(r"\?[A-Za-z][A-Za-z0-9_]*|\bR\d*\b")  # variables and relation placeholders
@@ -90,22 +92,32 @@ def default_weights() -> dict[str, float]:
 
 
 def build_kg(passages: dict[str, Passage], triples: str | None = None) -> KnowledgeGraph:
-    """The graph from a user triples file, or from the built-in extractor over `passages`."""
+    """The graph from a user triples file, or from the built-in extractor over `passages` (whose
+    readings come from the extraction cache where `prepare` or an earlier run left them)."""
     if triples:
         return read_triples(triples, passages)
     if not passages:
         raise ComlqError("kg generator: no passages to build a knowledge graph from")
-    kg = from_extraction(extract(passages), builtin_inverses())
+    kg = from_extraction(extract(passages, processes=EXTRACT_PROCESSES), builtin_inverses())
     if kg.graph.number_of_edges() == 0:
         raise ComlqError(f"kg generator: no facts found in {len(passages)} passages; supply a triples file (--triples)")
     return kg
 
 
 class KGGenerator(BaseGenerator):
-    """Offline: all requested types in one chunk, since the graph is built once per chunk."""
+    """Offline: all requested types in one chunk, since the graph is built once per chunk.
+
+    `prepare` reads a batch of passages into the extraction cache (the flow runs the batches as
+    tasks, so a Dask cluster spreads the spaCy work); `generate` then finds them there.
+    """
 
     name = "kg"
+    prepare_batch = 500
     shared_stats = frozenset({"generator", "seed", "per_type", "max_answers", "graph"})
+
+    def prepare(self, passages: Sequence[Passage], config: Config) -> None:
+        if not config.generate.triples:
+            read_passages(passages, ReadingCache())
 
     def generate(self, passages: dict[str, Passage], config: Config, types: tuple[str, ...],
                  out_dir: Path) -> GenerationResult:
