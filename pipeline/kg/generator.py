@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import random
 import re
-import logging
 import time
 from collections import Counter
 from collections.abc import Sequence
