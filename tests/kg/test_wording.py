@@ -12,8 +12,8 @@ import re
 import pytest
 
 from pipeline.errors import ComlqError
-from pipeline.kg.generator import builtin_inverses, generate_kg
 from pipeline.kg.facts import Fact
+from pipeline.kg.generator import builtin_inverses, generate_kg
 from pipeline.kg.graph import KnowledgeGraph, build_graph
 from pipeline.kg.query import evaluate, plan_for
 from pipeline.kg.sample import Grounding
@@ -149,6 +149,6 @@ def test_relation_weights_steer_and_are_checked(passages, config):
     with pytest.raises(ComlqError, match="weight of 'created_by' must be a number >= 0"):
         generate_kg(passages, config(relation_weights={"created_by": -1}), ("1p",))
     with pytest.raises(ComlqError, match="every relation weighs 0"):
-        generate_kg(passages, config(relation_weights={r: 0 for r in ("instance_of", "created_by", "published_in_decade",
-                                                                      "nationality", "born_in_century", "occupation",
-                                                                      "mentions")}), ("1p",))
+        relations = ("instance_of", "created_by", "published_in_decade", "nationality", "born_in_century",
+                     "occupation", "mentions")
+        generate_kg(passages, config(relation_weights=dict.fromkeys(relations, 0)), ("1p",))
