@@ -181,20 +181,20 @@ def recover_title(text: str) -> str:
     A prefix is the title when the text goes on by repeating it ("Aaron Aaron (...) is ..."), or
     by a first sentence that names all its words in order and starts with a function word ("Alcohol
     In chemistry, an alcohol is ...") or with a name holding the title's words ("Irwin Allen Ginsberg").
-    The longest such prefix wins; a disambiguator "(film)" belongs to the title but need not recur.
+    A repeat or a function word ends the title; among the name-led ones the longest wins. A
+    disambiguator "(film)" belongs to the title but need not recur.
     """
     words = text.split(" ")
     found = ""
     for k in range(1, min(MAX_TITLE_WORDS, len(words) - 2) + 1):
         title, nxt = words[:k], words[k]
-        if re.search(r"[.;:!?\"]$", title[-1]) or not title[0][:1].isalnum() or not title[0][:1].isupper() and not title[0][:1].isdigit():
+        if re.search(r"[.;:!?\"]$", title[-1]) or not (title[0][:1].isupper() or title[0][:1].isdigit()):
             break
         if not nxt[:1].isupper() or title[-1].endswith(",") or _key(title[-1]) in _FUNCTION_WORDS:
             continue
         rest = words[k:]
         if [_key(w) for w in rest[:k]] == [_key(w) for w in title]:
-            found = " ".join(title)
-            continue
+            return " ".join(title)  # the body starts here: no longer title
         if _key(title[0]) in _FUNCTION_WORDS:
             continue
         name = " ".join(title)
@@ -210,6 +210,8 @@ def recover_title(text: str) -> str:
             run.append(_key(w))
             if re.search(r"[,.;:()]$", w):
                 break
-        if _key(nxt) in _FUNCTION_WORDS or _in_order(content, run):
-            found = name
+        if _key(nxt) in _FUNCTION_WORDS:
+            return name  # "Alcohol In chemistry, ...": the body starts here
+        if _in_order(content, run):
+            found = name  # "Allen Ginsberg Irwin Allen Ginsberg": a longer prefix may still be the title
     return found

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -32,13 +32,13 @@ import yaml
 
 from pipeline.kg.cache import ReadingCache, read_passages
 from pipeline.kg.facts import Evidence, Extraction, Fact
-from pipeline.kg.reading import SELF, bare_title
+from pipeline.kg.reading import SELF, Statement, bare_title
 from pipeline.records import Passage
 from pipeline.resources import package_data
 
-CLASS_RELATIONS = {"PERSON": "occupation"}
+CLASS_RELATIONS = {"PERSON": "occupation"}  # the class relation of a type; every other type: instance_of
 # An occupation the lists miss still reads like one: "occultist", "magician", "bodybuilder".
-_PERSON_NOUN = re.compile(r"(?:ist|er|or|ian|man|woman|ess|ant|ent|ee|arch|ain)$")  # the class relation of a type; every other type: instance_of
+_PERSON_NOUN = re.compile(r"(?:ist|er|or|ian|man|woman|ess|ant|ent|ee|arch|ain)$")
 
 
 @cache
@@ -91,12 +91,10 @@ def _matches(pattern: tuple[str, ...], words: tuple[str, ...], places: frozenset
         p == w or p == "*" or (p == "PLACE" and w in places) for p, w in zip(pattern, words))
 
 
-def _longest_suffix(phrase: str, words: Sequence[str]) -> str | None:
-    best = None
-    for w in words:
-        if (phrase == w or phrase.endswith(" " + w)) and (best is None or len(w) > len(best)):
-            best = w
-    return best
+def _longest_suffix(phrase: str, words: Container[str]) -> str | None:
+    """The longest of `words` that ends `phrase` on a word boundary ("film director" -> "film director")."""
+    parts = phrase.split()
+    return next((" ".join(parts[i:]) for i in range(len(parts)) if " ".join(parts[i:]) in words), None)
 
 
 class _Corpus:
@@ -110,8 +108,9 @@ class _Corpus:
             for word in vocab[key]:
                 self.class_types.setdefault(word, kind)
         self.ignored_classes = frozenset(vocab["ignored_classes"])
+        self.demonyms = frozenset(vocab["demonyms"])
         self.labels: dict[str, str] = {}
-        self.facts: dict[tuple[str, str, str], list[Evidence]] = defaultdict(list)
+        self.types: dict[str, str] = {}
         self._articles()
 
     # nodes --------------------------------------------------------------------------------
@@ -128,9 +127,9 @@ class _Corpus:
             self.article_of[pid] = node
             self.labels[node] = bare_title(title)
             by_bare[bare_title(title)].add(node)
-            for st in self.readings[pid]["statements"]:
-                if st[2] == SELF:
-                    aliases[st[3]].add(node)
+            for st in map(Statement._make, self.readings[pid]["statements"]):
+                if st.subject_type == SELF:
+                    aliases[st.subject_text].add(node)
         self.link: dict[str, str] = {}
         for alias, nodes in aliases.items():
             if len(nodes) == 1 and alias not in by_bare:
@@ -158,119 +157,123 @@ class _Corpus:
         self.labels[node] = text
         return node
 
-    def types(self) -> dict[str, str]:
-        """Every node's type: its class's type, else the majority of its mentions' NER types."""
+    def _types(self) -> dict[str, str]:
+        """Every node's type: its class's type, else a vote of what its statements say it is
+        (NER types of its mentions, a lifespan or nationality for a person, "is the capital of"
+        for a place), and of what its description's head noun names (an occupation: a person)."""
         votes: dict[str, Counter] = defaultdict(Counter)
-        occupations = self.class_types
         for pid, reading in self.readings.items():
-            for st in reading["statements"]:
-                for name, kind in ((st[1], st[2]), (st[5], st[6])):
+            article = self.article_of.get(pid)
+            for st in map(Statement._make, reading["statements"]):
+                for name, kind in ((st.subject, st.subject_type), (st.object, st.object_type)):
                     if kind not in (SELF, "CLASS", "NORP", "DATE"):
                         votes[self.node(pid, name, kind)][kind] += 1
-                if st[4] == "is a" and st[2] == SELF:
-                    kind = self.class_types.get(self._class(st[5]) or "")
-                    if kind and kind != "OTHER":
-                        votes[self.article_of[pid]][kind] += 1000  # the class decides
-                if st[2] == SELF and pid in self.article_of:
-                    if st[4] in ("bear in", "die in", "nationality"):
-                        votes[self.article_of[pid]]["PERSON"] += 3
-                    words = st[4].split()  # "X is the capital and largest city of Y": X is a place
-                    if len(words) == 3 and words[0] == "be" and self.class_types.get(words[1]) == "PLACE":
-                        votes[self.article_of[pid]]["PLACE"] += 3
-            for kind in reading.get("self_types", ()):
-                if pid in self.article_of:
-                    votes[self.article_of[pid]][kind] += 1
-            description = self.passages[pid].description
-            if description and pid in self.article_of:
-                head = re.split(r"\s*[(;,]|\s+(?:of|in|by|from)\s", description)[0].lower()
-                if (cls := _longest_suffix(head, list(occupations))) and occupations[cls] == "PERSON":
-                    votes[self.article_of[pid]]["PERSON"] += 2
+                if st.subject_type == SELF and article:
+                    for kind, weight in self._says_of_subject(st):
+                        votes[article][kind] += weight
+            if article:
+                for kind in reading.get("self_types", ()):
+                    votes[article][kind] += 1
+                if self._described_as_person(self.passages[pid].description):
+                    votes[article]["PERSON"] += 2
         return {node: counter.most_common(1)[0][0] for node, counter in votes.items()}
+
+    def _says_of_subject(self, st: Statement) -> Iterator[tuple[str, int]]:
+        if st.pattern == "is a":
+            kind = self.class_types.get(self._class(st.object) or "")
+            if kind and kind != "OTHER":
+                yield kind, 1000  # the class decides
+        elif st.pattern in ("bear in", "die in", "nationality"):
+            yield "PERSON", 3
+        elif (words := st.pattern.split())[0] == "be" and len(words) == 3 and self.class_types.get(words[1]) == "PLACE":
+            yield "PLACE", 3  # "X is the capital and largest city of Y": X is a place
+
+    def _described_as_person(self, description: str | None) -> bool:
+        if not description:
+            return False
+        head = re.split(r"\s*[(;,]|\s+(?:of|in|by|from)\s", description)[0].lower()
+        cls = _longest_suffix(head, self.class_types)
+        return cls is not None and self.class_types[cls] == "PERSON"
 
     def _class(self, phrase: str) -> str | None:
         """A class phrase as a class: its longest listed suffix, else its head noun."""
-        listed = _longest_suffix(phrase, list(self.class_types))
-        cls = listed or phrase.split()[-1]
-        return None if cls in self.ignored_classes or not cls.isalpha() and "-" not in cls and " " not in cls else cls
+        cls = _longest_suffix(phrase, self.class_types) or phrase.split()[-1]
+        if cls in self.ignored_classes or not re.fullmatch(r"[a-z]+(?:[- ][a-z]+)*", cls):
+            return None
+        return cls
 
     # facts --------------------------------------------------------------------------------
-    def add(self, s: str, relation: str, o: str, evidence: Evidence) -> None:
-        if s != o:
-            self.facts[(s, relation, o)].append(evidence)
-
     def build(self, min_facts: int) -> Extraction:
-        types = self.types()
-        specs = relation_specs()
-        by_relation: dict[str, list] = defaultdict(list)
+        self.types = self._types()
+        candidates: dict[str, list[tuple[str, str, Evidence]]] = defaultdict(list)
         for pid in sorted(self.readings):
             reading = self.readings[pid]
-            for index, s_name, s_kind, s_text, pattern, o_name, o_kind, o_text in reading["statements"]:
-                if s_kind == SELF and pid not in self.article_of:
+            for st in map(Statement._make, reading["statements"]):
+                if st.subject_type == SELF and pid not in self.article_of:
                     continue
-                sentence = reading["sentences"][index]
-                s = self.node(pid, s_name, s_kind)
-                evidence = Evidence(pid, sentence, s_text, o_text)
-                if pattern == "is a":
-                    cls = self._class(o_name)
-                    if cls:
-                        relation = CLASS_RELATIONS.get(types.get(s, ""), "instance_of")
-                        if relation == "occupation" and not (self.class_types.get(cls) == "PERSON" or (
-                                cls not in self.class_types and _PERSON_NOUN.search(cls))):
-                            relation = None  # "Ancestral Puebloans ... were an ancient culture"
-                        if relation == "instance_of" and self.class_types.get(cls) == "PERSON":
-                            relation = None
-                        if relation:
-                            by_relation[relation].append((s, self._value("class", cls), evidence))
-                    continue
-                if pattern == "nationality":
-                    if types.get(s) == "PERSON" and o_name in self._demonyms():
-                        by_relation["nationality"].append((s, self._value("nationality", o_name), evidence))
-                    continue
-                if pattern == "mention":
-                    o = self.link.get(o_name)
-                    if o and o != s and o_name == self.labels[o]:  # the exact title, not an alias
-                        by_relation["mentions"].append((s, o, evidence))
-                    continue
-                words = tuple(pattern.split())
-                for spec in specs:
-                    forward = any(_matches(p, words, self.places) for p in spec.patterns)
-                    backward = not forward and any(_matches(p, words, self.places) for p in spec.reverse)
-                    if not (forward or backward):
-                        continue
-                    subject, obj, ev = (s, (o_name, o_kind), evidence) if forward else (
-                        None, (s_name, s_kind), Evidence(pid, sentence, o_text, s_text))
-                    if backward:
-                        if o_kind == "DATE":
-                            continue
-                        subject = self.node(pid, o_name, o_kind)
-                    if types.get(subject) not in spec.subject:
-                        continue
-                    if spec.value:
-                        if obj[1] != "DATE" or not (value := date_value(obj[0], spec.value)):
-                            continue
-                        by_relation[spec.name].append((subject, self._value(spec.value, value), ev))
-                        continue
-                    if obj[1] == "DATE":
-                        continue
-                    o = self.node(pid, *obj)
-                    if types.get(o) in spec.object:
-                        by_relation[spec.name].append((subject, o, ev))
-        for relation, facts in by_relation.items():
+                evidence = Evidence(pid, reading["sentences"][st.sentence], st.subject_text, st.object_text)
+                for relation, s, o, ev in self._facts(pid, st, evidence):
+                    if s != o:
+                        candidates[relation].append((s, o, ev))
+        found: dict[tuple[str, str, str], list[Evidence]] = defaultdict(list)
+        for relation, facts in candidates.items():  # a relation the corpus states rarely is left out
             if len({(s, o) for s, o, _ in facts}) >= min_facts or relation == "mentions":
                 for s, o, evidence in facts:
-                    self.add(s, relation, o, evidence)
+                    found[(s, relation, o)].append(evidence)
         facts = [Fact(s, r, o, tuple(sorted({e.passage for e in ev})), tuple(dict.fromkeys(ev)))
-                 for (s, r, o), ev in sorted(self.facts.items())]
+                 for (s, r, o), ev in sorted(found.items())]
         used = {n for f in facts for n in (f.subject, f.object)}
-        topics = {}
-        for pid, node in self.article_of.items():
-            if self.passages[pid].topic:
+        topics: dict[str, str] = {}
+        for pid, node in sorted(self.article_of.items()):
+            if self.passages[pid].topic and node in used:
                 topics.setdefault(node, self.passages[pid].topic)
-        return Extraction(facts, {n: self.labels[n] for n in sorted(used)}, {n: t for n, t in topics.items() if n in used})
+        return Extraction(facts, {n: self.labels[n] for n in sorted(used)}, topics)
 
-    @cache
-    def _demonyms(self) -> frozenset[str]:
-        return frozenset(vocabulary()["demonyms"])
+    def _facts(self, pid: str, st: Statement, evidence: Evidence) -> Iterator[tuple[str, str, str, Evidence]]:
+        """(relation, subject node, object node, evidence) of what a statement states."""
+        s = self.node(pid, st.subject, st.subject_type)
+        if st.pattern in ("is a", "also a"):
+            cls = self._class(st.object)
+            relation = CLASS_RELATIONS.get(self.types.get(s, ""), "instance_of")
+            if cls and (st.pattern == "is a" or cls in self.class_types) and self._fits(relation, cls):
+                yield relation, s, self._value("class", cls), evidence
+        elif st.pattern == "nationality":
+            if self.types.get(s) == "PERSON" and st.object in self.demonyms:
+                yield "nationality", s, self._value("nationality", st.object), evidence
+        elif st.pattern == "mention":
+            o = self.link.get(st.object)
+            if o and st.object == self.labels[o]:  # the exact title, not an alias
+                yield "mentions", s, o, evidence
+        else:
+            yield from self._relations(pid, s, st, evidence)
+
+    def _fits(self, relation: str, cls: str) -> bool:
+        """A person's class is an occupation, listed or reading like one ("occultist"); no one
+        else's class is an occupation ("Ancestral Puebloans ... were an ancient culture")."""
+        if relation == "occupation":
+            return self.class_types.get(cls) == "PERSON" or (
+                cls not in self.class_types and bool(_PERSON_NOUN.search(cls)))
+        return self.class_types.get(cls) != "PERSON"
+
+    def _relations(self, pid: str, s: str, st: Statement,
+                   evidence: Evidence) -> Iterator[tuple[str, str, str, Evidence]]:
+        """The vocabulary's relations a pattern states, where both ends have the declared types."""
+        words = tuple(st.pattern.split())
+        for spec in relation_specs():
+            if any(_matches(p, words, self.places) for p in spec.patterns):
+                subject, (name, kind), ev = s, (st.object, st.object_type), evidence
+            elif any(_matches(p, words, self.places) for p in spec.reverse) and st.object_type != "DATE":
+                subject, (name, kind) = self.node(pid, st.object, st.object_type), (st.subject, st.subject_type)
+                ev = Evidence(pid, evidence.sentence, evidence.object_mention, evidence.subject_mention)
+            else:
+                continue
+            if self.types.get(subject) not in spec.subject or (kind == "DATE") != bool(spec.value):
+                continue
+            if spec.value:
+                if value := date_value(name, spec.value):
+                    yield spec.name, subject, self._value(spec.value, value), ev
+            elif self.types.get(o := self.node(pid, name, kind)) in spec.object:
+                yield spec.name, subject, o, ev
 
 
 def extract(passages: dict[str, Passage], cache: ReadingCache | None = None, min_facts: int = 3,

@@ -6,7 +6,8 @@ the text), and statements `subject - pattern - object`, each with the sentence t
 the substrings of that sentence that name both ends. Patterns are lemma paths, in the active voice:
 
 - `is a` (object: a class noun) and `nationality` (a NORP adjective), from the definitional first
-  sentence "X is/was a [American] poet[, philosopher and writer]";
+  sentence "X is/was a [American] poet[, philosopher and writer]"; `also a` for the same said of a
+  named entity elsewhere ("Alexis Carrel, a distinguished surgeon and biologist");
 - `bear in` / `die in` with a year, from a lifespan "(June 3, 1926 – April 5, 1997)" after the subject;
 - `VERB` (direct object), `VERB PREP` (prepositional object) between named entities, the passive
   turned active ("Barry Lyndon was directed by Stanley Kubrick" -> Stanley Kubrick `direct` Barry Lyndon);
@@ -25,11 +26,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 
-VERSION = "reading-1"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-2"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -37,12 +39,26 @@ ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLAC
 SELF = "SELF"
 _PREPOSITIONS = {"in", "at", "of", "for", "from", "to", "with", "into", "on", "under", "after", "by", "as", "near",
                  "through", "between", "against", "within", "across"}
+_NOUN_PREPOSITIONS = {"of", "in", "to", "for", "on"}
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
 _RELATIVE = {"who", "which", "that", "whom", "whose"}
 _YEAR = re.compile(r"(?<![\d.,])(\d{3,4})(?![\d,]|s\b)(?:\s*(BC|BCE|AD|CE)\b)?|(?<![\d.,])(\d{1,2})\s*(BC|BCE)\b")
 _DECADE = re.compile(r"\b(\d{3}0)s\b")
 _CENTURY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)[- ]century(?:\s*(BC|BCE))?", re.IGNORECASE)
 _DASH = re.compile(r"\s*[–—-]\s*|(?<=\d)(?=[A-Z])")  # "1924December 30" (a dash lost in the corpus)
+
+
+class Statement(NamedTuple):
+    """One statement of a reading (stored as a plain list in the cache)."""
+
+    sentence: int  # index into the reading's sentences
+    subject: str  # name
+    subject_type: str
+    subject_text: str  # as written in the sentence
+    pattern: str
+    object: str
+    object_type: str
+    object_text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,44 +115,46 @@ class _Reader:
 
     # mentions ---------------------------------------------------------------------------
     def _mentions(self) -> None:
-        doc = self.doc
-        for ent in doc.ents:
+        for ent in self.doc.ents:
             kind = ENTITY_TYPES.get(ent.label_)
             if kind:
                 self._add(Mention(_normalise(ent.text), kind, ent.text, ent.start, ent.end))
-        if not self.title:
-            return
+        if self.title:
+            for alias in sorted(self._aliases(), key=len, reverse=True):
+                for match in re.finditer(rf"(?<!\w){re.escape(alias)}(?!\w)", self.doc.text):
+                    self._alias_at(alias, match.start(), match.end())
+
+    def _aliases(self) -> set[str]:
+        """The names of the passage's subject: its title, the name its first sentence opens with
+        when that holds the title ("Irwin Allen Ginsberg"), and then a person's surname."""
         aliases = {bare_title(self.title)}
-        person = False
-        first = next(iter(doc.sents), None)
-        if first is not None:  # the name the definitional sentence gives: "Irwin Allen Ginsberg"
-            for mention in sorted({m for i, m in self.mentions.items() if first.start <= i < first.end},
-                                  key=lambda m: m.start):
-                if mention.start - first.start > 2:  # the subject opens the sentence ("Sir Alfred Joseph Hitchcock")
-                    break
-                if mention.type in ("PERSON", "ORG", "PLACE", "WORK", "EVENT") and _holds_title(mention.text, self.title):
-                    aliases.update((mention.name, mention.text))
-                    person = mention.type == "PERSON"
-                    break
-        words = bare_title(self.title).split()
-        if person and len(words) >= 2 and words[-1].isalpha():  # a person's surname: "Vesalius"
-            aliases.add(words[-1])
-        for alias in sorted(aliases, key=len, reverse=True):
-            for match in re.finditer(rf"(?<!\w){re.escape(alias)}(?!\w)", doc.text):
-                span = doc.char_span(match.start(), match.end(), alignment_mode="expand")
-                if span is None:
-                    continue
-                start, end = span.start, span.end
-                for i in range(start, end):
-                    m = self.mentions.get(i)
-                    if m and (m.start < start or m.end > end) and m.name == alias and m.type != SELF:
-                        start, end = m.start, m.end  # "the Amu Darya"
-                if any((m := self.mentions.get(i)) and (m.start < start or m.end > end) for i in range(start, end)):
-                    continue  # inside a longer name: "Ankara Province" is not Ankara
-                for i in range(start, end):
-                    if (m := self.mentions.get(i)) and m.type != SELF:
-                        self.self_types.append(m.type)  # what NER took the subject for
-                self._add(Mention(self.title, SELF, doc[start:end].text, start, end))
+        first = next(iter(self.doc.sents), None)
+        if first is None:
+            return aliases
+        opening = sorted({m for i, m in self.mentions.items() if first.start <= i < first.start + 3},
+                         key=lambda m: m.start)
+        for mention in opening:  # "Sir Alfred Joseph Hitchcock": a title or two may come first
+            if mention.type in ("PERSON", "ORG", "PLACE", "WORK", "EVENT") and _holds_title(mention.text, self.title):
+                aliases.update((mention.name, mention.text))
+                words = bare_title(self.title).split()
+                if mention.type == "PERSON" and len(words) >= 2 and words[-1].isalpha():
+                    aliases.add(words[-1])  # "Vesalius"
+                break
+        return aliases
+
+    def _alias_at(self, alias: str, start_char: int, end_char: int) -> None:
+        span = self.doc.char_span(start_char, end_char, alignment_mode="expand")
+        if span is None:
+            return
+        start, end = span.start, span.end
+        around = {m for i in range(start, end) if (m := self.mentions.get(i)) and m.type != SELF}
+        for m in around:
+            if m.name == alias:  # NER's span with the article: "the Amu Darya"
+                start, end = min(start, m.start), max(end, m.end)
+        if any(m.start < start or m.end > end for i in range(start, end) if (m := self.mentions.get(i))):
+            return  # inside a longer name: "Ankara Province" is not Ankara
+        self.self_types.extend(m.type for m in around)  # what NER took the subject for
+        self._add(Mention(self.title, SELF, self.doc[start:end].text, start, end))
 
     def _add(self, mention: Mention) -> None:
         for i in range(mention.start, mention.end):
@@ -201,34 +219,30 @@ class _Reader:
         subjects = [m for t in root.children if t.dep_ == "nsubj" for m in self.arguments(t) if m.type == SELF]
         if not subjects:
             return
-        subject = subjects[0]
-        self._lifespan(subject, sentence)
-        if lemma(root) != "be":
-            return
-        for attr in (t for t in root.children if t.dep_ == "attr"):
-            if self.mention(attr):
-                continue
-            head = _class_head(attr)
-            if head is None or any(d.lower_ == "the" for d in head.children if d.dep_ == "det"):
-                continue  # "the capital of ..." is a relation, read by _copula
-            for noun in (head, *head.conjuncts):
-                if noun.tag_ not in ("NN", "NNS") or noun is not head and any(
-                        c.dep_ == "det" and c.lower_ == "the" or c.dep_ == "prep" and c.lower_ == "of"
-                        for c in noun.children):
-                    continue  # "a prophet, high priest, and the brother of Moses": a relation
-                self.state(subject, "is a", Mention(_class_name(noun), "CLASS", noun.text, noun.i, noun.i + 1), sentence)
-                for mod in noun.children:
-                    m = self.mention(mod)
-                    if m and m.type == "NORP" and mod.dep_ in ("amod", "compound"):
-                        self.state(subject, "nationality", m, sentence)
-                    if m and m.type == "DATE" and mod.dep_ in ("nummod", "compound", "amod") and year_value(m.text):
-                        self.state(subject, "be from", Mention(year_value(m.text), "DATE", m.text, m.start, m.end),
-                                   sentence)
-            for mod in head.children:  # "a British and American actress": NORP conjuncts
-                if (m := self.mention(mod)) and m.type == "NORP":
-                    for other in mod.conjuncts:
+        self._lifespan(subjects[0], sentence)
+        if lemma(root) == "be":
+            for attr in (t for t in root.children if t.dep_ == "attr" and not self.mention(t)):
+                head = _class_head(attr)
+                if head is not None and not any(d.lower_ == "the" for d in head.children if d.dep_ == "det"):
+                    self._classes(subjects[0], head, sentence)  # "the capital of ..." is a relation: _copula
+
+    def _classes(self, subject: Mention, head, sentence, pattern: str = "is a") -> None:
+        for noun in (head, *head.conjuncts):
+            if noun.tag_ not in ("NN", "NNS") or noun is not head and any(
+                    c.dep_ == "det" and c.lower_ == "the" or c.dep_ == "prep" and c.lower_ == "of"
+                    for c in noun.children):
+                continue  # "a prophet, high priest, and the brother of Moses": a relation
+            self.state(subject, pattern, Mention(_class_name(noun), "CLASS", noun.text, noun.i, noun.i + 1), sentence)
+            for mod in noun.children:
+                m = self.mention(mod)
+                if m and m.type == "NORP" and mod.dep_ in ("amod", "compound"):
+                    self.state(subject, "nationality", m, sentence)
+                    for other in mod.conjuncts:  # "a British and American actress"
                         if (o := self.mention(other)) and o.type == "NORP":
                             self.state(subject, "nationality", o, sentence)
+                year = year_value(m.text) if m and m.type == "DATE" else None
+                if year and mod.dep_ in ("nummod", "compound", "amod"):
+                    self.state(subject, "be from", Mention(year, "DATE", m.text, m.start, m.end), sentence)
 
     def _lifespan(self, subject: Mention, sentence) -> None:
         """Years of "(June 3, 1926 – April 5, 1997)", "(born 1951)", "(c. 470 – 399 BC)" right after the subject."""
@@ -259,31 +273,30 @@ class _Reader:
             return
         verb_lemma = lemma(verb)
         if verb_lemma in ("be", "have"):
-            if verb_lemma == "be":
-                self._copula(verb, sentence)
-            return
-        passive = any(c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or (
-            verb.dep_ in ("acl", "conj") and verb.tag_ == "VBN" and not any(c.dep_ == "nsubj" for c in verb.children))
+            return self._copula(verb, sentence) if verb_lemma == "be" else None
+        passive = _is_passive(verb)
         subjects = self._subjects(verb)
-        agents = self._agents(verb) if passive else []
+        objects = [] if passive else [m for c in verb.children if c.dep_ == "dobj" for m in self.arguments(c)]
+        for obj in objects:
+            for subject in subjects:
+                self.state(subject, verb_lemma, obj, sentence)
         for child in verb.children:
-            if child.dep_ == "dobj" and not passive:
-                for subject in subjects:
-                    for obj in self.arguments(child):
-                        self.state(subject, verb_lemma, obj, sentence)
-            elif child.dep_ in ("prep", "dative") and child.lower_ in _PREPOSITIONS and child.lower_ != "by":
-                for pobj in (c for c in child.children if c.dep_ == "pobj"):
-                    for obj in self.arguments(pobj):
-                        if obj.type == "DATE":
-                            value = year_value(obj.text)
-                            if value is None:
-                                continue
-                            obj = Mention(value, "DATE", obj.text, obj.start, obj.end)
-                        for subject in subjects:
-                            self.state(subject, f"{verb_lemma} {child.lower_}", obj, sentence)
-        for agent in agents:  # the passive read actively: "directed by K" -> K direct X
+            if child.dep_ in ("prep", "dative") and child.lower_ in _PREPOSITIONS and child.lower_ != "by":
+                for obj in (m for c in child.children if c.dep_ == "pobj" for m in self._objects(c)):
+                    # "X founded Y in 1850" dates Y as "Y was founded in 1850" does
+                    for subject in subjects + [o for o in objects if obj.type == "DATE"]:
+                        self.state(subject, f"{verb_lemma} {child.lower_}", obj, sentence)
+        for agent in self._agents(verb) if passive else ():  # read actively: "directed by K" -> K direct X
             for patient in subjects:
                 self.state(agent, verb_lemma, patient, sentence)
+
+    def _objects(self, pobj) -> Iterator[Mention]:
+        """The mentions a prepositional object names, a date as its year ("in 1850" -> 1850)."""
+        for obj in self.arguments(pobj):
+            if obj.type != "DATE":
+                yield obj
+            elif value := year_value(obj.text):
+                yield Mention(value, "DATE", obj.text, obj.start, obj.end)
 
     def _subjects(self, verb) -> list[Mention]:
         """Who or what the verb is about (the passive's patient)."""
@@ -319,16 +332,25 @@ class _Reader:
         return []
 
     def _copula(self, verb, sentence) -> None:
-        """"X is the capital of Y", "X is a city in Y": `be NOUN PREP`."""
+        """"X is the capital of Y", "X is a city in Y": `be NOUN PREP`; "X was a Japanese actor": `also a`."""
         subjects = [m for c in verb.children if c.dep_ == "nsubj" for m in self.arguments(c)]
         for attr in (c for c in verb.children if c.dep_ == "attr"):
             self._relational_noun(subjects, attr, sentence)
+            self._described(subjects, attr, sentence)
 
     def _apposition(self, noun, sentence) -> None:
-        """"Paris, the capital of France, ..."."""
+        """"Paris, the capital of France, ...", "Alexis Carrel, a distinguished surgeon and biologist, ..."."""
         subjects = self.arguments(noun.head)
         if subjects and not self.mention(noun):
             self._relational_noun(subjects, noun, sentence)
+            self._described(subjects, noun, sentence)
+
+    def _described(self, subjects: list[Mention], noun, sentence) -> None:
+        """Classes said of a named entity outside the definition (`also a`: only listed classes count)."""
+        head = None if self.mention(noun) else _class_head(noun)
+        if head is not None and any(d.dep_ == "det" and d.lower_ in ("a", "an") for d in head.children):
+            for subject in subjects:
+                self._classes(subject, head, sentence, "also a")
 
     def _relational_noun(self, subjects: list[Mention], noun, sentence) -> None:
         if not subjects or self.mention(noun):
@@ -338,7 +360,7 @@ class _Reader:
             return
         nouns = [head, *(c for c in head.conjuncts if c.tag_ in ("NN", "NNS"))]
         # "the capital and largest city of Algeria": the prepositions of the last noun serve all
-        preps = [c for n in nouns for c in n.children if c.dep_ == "prep" and c.lower_ in ("of", "in", "to", "for", "on")]
+        preps = [c for n in nouns for c in n.children if c.dep_ == "prep" and c.lower_ in _NOUN_PREPOSITIONS]
         for prep in preps:
             for pobj in (c for c in prep.children if c.dep_ == "pobj"):
                 for obj in self.arguments(pobj):
@@ -347,6 +369,12 @@ class _Reader:
                     for n in nouns:
                         for subject in subjects:
                             self.state(subject, f"be {lemma(n)} {prep.lower_}", obj, sentence)
+
+
+def _is_passive(verb) -> bool:
+    """"was directed by", and the participle of "a film directed by" or "written and directed by"."""
+    return any(c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or (
+        verb.dep_ in ("acl", "conj") and verb.tag_ == "VBN" and not any(c.dep_ == "nsubj" for c in verb.children))
 
 
 def _normalise(text: str) -> str:

@@ -100,7 +100,7 @@ def test_check_witnesses_names_each_problem(result, passages):
 
 
 def test_an_item_whose_sentence_is_not_in_the_shipped_text_is_rejected(films, passages):
-    grounding = replace(ground(films, "1p", {"?x": "Ran"}, ["from_decade"]), evidence=("f-ran",))
+    grounding = replace(ground(films, "1p", {"?x": "Ran"}, ["published_in_decade"]), evidence=("f-ran",))
     edited = texts(passages) | {"f-ran": "Ran is a film by Akira Kurosawa."}  # the year is gone
     with pytest.raises(Reject, match="witness_not_in_text"):
         make_item(films, grounding, 1, edited)
@@ -130,14 +130,14 @@ def test_a_graph_without_sentences_gives_items_without_facts(tmp_path, passages)
 def test_partial_passages_meet_some_but_not_all_conditions(films):
     # Kubrick's works from the 1960s: Lolita, Spartacus, Strangelove Notes. Partial: his other work
     # (Barry Lyndon, 1970s) and the other 1960s works.
-    grounding = ground(films, "2i", {"?y": "Stanley Kubrick", "?z": "1960s"}, ["created_by", "from_decade"])
+    grounding = ground(films, "2i", {"?y": "Stanley Kubrick", "?z": "1960s"}, ["created_by", "published_in_decade"])
     assert grounding.answers == {"Lolita", "Spartacus", "Strangelove Notes"}
     assert partial_passages(films, grounding.plan, grounding.relations, grounding.sets) == {
         "f-barry-lyndon", "f-psycho", "f-pale-fire", "f-a-clockwork-orange", "f-lolita-screenplay", "f-psycho-notes"}
     # a chain's passages count: films by 20th-century-born directors from the 1950s is Rashomon;
     # Kubrick's and Kurosawa's other works meet only the chain, Vertigo and Pnin only the decade
     grounding = ground(films, "pi", {"?x1": "20th century", "?y2": "1950s"},
-                       ["birth_century_of", "creator_of", "decade_of"])
+                       ["birth_century_of", "creator_of", "publication_decade_of"])
     assert grounding.answers == {"Rashomon"}
     assert partial_passages(films, grounding.plan, grounding.relations, grounding.sets) == {
         "f-lolita", "f-spartacus", "f-barry-lyndon", "f-strangelove-notes", "f-ran", "f-stanley-kubrick",
@@ -148,12 +148,12 @@ def test_partial_passages_meet_some_but_not_all_conditions(films):
 
 
 def test_branches_are_the_passages_of_each_side_of_a_union(films):
-    grounding = ground(films, "2u", {"?x1": "Stanley Kubrick", "?x2": "1950s"}, ["creator_of", "decade_of"])
+    grounding = ground(films, "2u", {"?x1": "Stanley Kubrick", "?x2": "1950s"}, ["creator_of", "publication_decade_of"])
     assert branch_passages(films, grounding.plan, grounding.anchors, grounding.relations) == (
         {"f-lolita", "f-spartacus", "f-barry-lyndon", "f-strangelove-notes"}, {"f-vertigo", "f-rashomon", "f-pnin"})
     # up: the decades of Hitchcock's or Kurosawa's works; each branch needs its own works' passages
     grounding = ground(films, "up", {"?y": "Alfred Hitchcock", "?z": "Akira Kurosawa"},
-                       ["creator_of", "creator_of", "from_decade"])
+                       ["creator_of", "creator_of", "published_in_decade"])
     assert branch_passages(films, grounding.plan, grounding.anchors, grounding.relations) == (
         {"f-psycho", "f-vertigo", "f-psycho-notes"}, {"f-rashomon", "f-ran"})
 
@@ -227,7 +227,7 @@ def test_the_noun_of_a_negated_set_holds_for_what_the_negation_removes(generals)
 
 def test_a_class_condition_becomes_the_noun(films):
     grounding = ground(films, "3i", {"?y": "film", "?z": "Stanley Kubrick", "?w": "1960s"},
-                       ["instance_of", "created_by", "from_decade"])
+                       ["instance_of", "created_by", "published_in_decade"])
     found = {Verbalizer(films, grounding, random.Random(seed)).question() for seed in range(40)}
     assert "Which films were created by Stanley Kubrick and are from the 1960s?" in found
     assert all("films that are films" not in q and "a film" not in q for q in found), found
@@ -274,7 +274,7 @@ def test_the_corpus_check_reads_values_named_in_sentences(films, passages):
 def test_the_corpus_check_reads_negations_in_the_answers_own_text(films, passages):
     # Barry Lyndon is Kubrick's work not from the 1960s; a sentence of its own saying it is from
     # the 1960s (which the graph missed) drops the item
-    grounding = ground(films, "2in", {"?y": "Stanley Kubrick", "?z": "1960s"}, ["creator_of", "from_decade"])
+    grounding = ground(films, "2in", {"?y": "Stanley Kubrick", "?z": "1960s"}, ["creator_of", "published_in_decade"])
     assert grounding.answers == {"Barry Lyndon"}
     assert CorpusCheck(films, passages).reject_reason(grounding.plan, grounding.anchors, grounding.relations,
                                                       grounding.sets) is None
