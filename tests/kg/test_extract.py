@@ -13,6 +13,7 @@ from pipeline.cli import main
 from pipeline.kg import cache as cache_module
 from pipeline.kg.cache import ReadingCache, read_passages
 from pipeline.kg.extract import century, date_value, extract
+from pipeline.kg.judge import table as item_table
 from pipeline.kg.precision import table
 from pipeline.passages import load_passages
 from pipeline.records import Passage
@@ -88,7 +89,8 @@ def test_comlq_titles_lifespans_and_linked_llm_passages(comlq):
             ("Simon Elliott", "educated_at", "Wellington College")} <= facts
     assert ("Aaron", "occupation", "brother") not in facts  # "... and the brother of Moses" is no trade
     # an LLM-written passage names Alfred Hitchcock: its statement is about the same node
-    born = next(f for f in comlq.facts if f.relation == "born_in_decade" and comlq.labels[f.subject] == "Alfred Hitchcock")
+    born = next(f for f in comlq.facts
+                if f.relation == "born_in_decade" and comlq.labels[f.subject] == "Alfred Hitchcock")
     assert born.subject == "article:Alfred Hitchcock" and {"10087", "19771"} <= set(born.passages)
 
 
@@ -170,3 +172,12 @@ def test_precision_sample_is_fully_judged_and_in_the_docs():
     assert f"(`all`: {correct}/{judged})" in docs
     for relation, (correct, judged) in counts.items():
         assert f"| `{relation}` | {correct}/{judged} |" in docs, relation
+
+
+def test_item_sample_is_fully_judged_and_in_the_docs():
+    rows = [json.loads(line) for line in (FIXTURES / "item_judgements.jsonl").open()]
+    assert len({r["type"] for r in rows}) >= 13 and all(r["note"] for r in rows)
+    assert all(v in (True, False) for r in rows for v in r["verdicts"].values())
+    docs = (Path(__file__).parents[2] / "docs" / "generators.md").read_text(encoding="utf-8")
+    for point, (held, judged) in item_table(rows).items():
+        assert f"| `{point}` | {held}/{judged} |" in docs, point
