@@ -36,6 +36,7 @@ class GenerateConfig:
     max_answers: int = 20  # queries with more answers are rejected
     triples: str | None = None  # user-supplied triples JSONL for the kg generator
     relation_weights: dict[str, float] = field(default_factory=dict)  # kg sampling weight per relation (pipeline/kg/weights.yaml)
+    corpus_check: bool = True  # kg: drop items whose answers the corpus text may contradict (pipeline/kg/complete.py)
 
 
 @dataclass

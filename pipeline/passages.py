@@ -12,6 +12,8 @@ Sources, named by one string (the CLI's `--source`):
 from __future__ import annotations
 
 import itertools
+import re
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,12 @@ from pipeline.schemas import iter_jsonl, read_jsonl, validate, write_jsonl
 
 SAMPLE_PATH = Path(__file__).parent / "data" / "wiki_sample.jsonl.gz"
 WORDS_PER_PASSAGE = 100
+_FUNCTION_WORDS = frozenset(
+    "a an the of and or in on at to for by with from as is was were are be this that these those its it his her "
+    "their all during after before while when although however many some most one two several other".split())
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]?\s+(?=[A-Z\"'(])")
+_PARTICLES = frozenset("of de the von van da di del la le y al bin ibn".split())
+MAX_TITLE_WORDS = 10
 
 
 def iter_passages(source: str, limit: int | None = None) -> Iterator[Passage]:
@@ -53,9 +61,14 @@ def select_passages(source: str, out: str | Path, limit: int | None = None) -> i
     return write_jsonl(out, unique(), "passage")
 
 
-def load_passages(path: str | Path) -> dict[str, Passage]:
-    """A passage JSONL as an id -> Passage map (insertion order kept)."""
-    return {p.id: p for p in _from_passage_jsonl(Path(path))}
+def load_passages(source: str | Path) -> dict[str, Passage]:
+    """The passages of a source (a passage JSONL, BEIR corpus, Parquet, `sample`, `hf:`) as an
+    id -> Passage map (insertion order kept)."""
+    passages: dict[str, Passage] = {}
+    for passage in iter_passages(str(source)):
+        if passages.setdefault(passage.id, passage) is not passage:
+            raise ComlqError(f"{source}: duplicate passage id {passage.id!r}")
+    return passages
 
 
 def _from_passage_jsonl(path: Path) -> Iterator[Passage]:
@@ -156,3 +169,60 @@ def _from_hf(name: str, config: str | None) -> Iterator[Passage]:
         article = str(row.get("id", row_number))
         for i, chunk in enumerate(split_words(row["text"])):
             yield Passage(id=f"{article}-{i}", title=row.get("title") or "", text=chunk, source=source)
+
+
+
+
+
+def _key(word: str) -> str:
+    """A word compared without case, accents or punctuation ("Xuānzong" = "xuanzong")."""
+    plain = unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode()
+    return re.sub(r"\W", "", plain).lower()
+
+
+def _in_order(wanted: list[str], words: list[str]) -> bool:
+    it = iter(words)
+    return all(any(w == x for x in it) for w in wanted)
+
+
+def recover_title(text: str) -> str:
+    """The title that a DPR/ComLQ-style chunk repeats at its start, or "" if it does not look like one.
+
+    "Allen Ginsberg Irwin Allen Ginsberg (; June 3, 1926 – ...) was ..." -> "Allen Ginsberg".
+    A prefix is the title when the text goes on by repeating it ("Aaron Aaron (...) is ..."), or
+    by a first sentence that names all its words in order and starts with a function word ("Alcohol
+    In chemistry, an alcohol is ...") or with a name holding the title's words ("Irwin Allen Ginsberg").
+    A repeat or a function word ends the title; among the name-led ones the longest wins. A
+    disambiguator "(film)" belongs to the title but need not recur.
+    """
+    words = text.split(" ")
+    found = ""
+    for k in range(1, min(MAX_TITLE_WORDS, len(words) - 2) + 1):
+        title, nxt = words[:k], words[k]
+        if re.search(r"[.;:!?\"]$", title[-1]) or not (title[0][:1].isupper() or title[0][:1].isdigit()):
+            break
+        if not nxt[:1].isupper() or title[-1].endswith(",") or _key(title[-1]) in _FUNCTION_WORDS:
+            continue
+        rest = words[k:]
+        if [_key(w) for w in rest[:k]] == [_key(w) for w in title]:
+            return " ".join(title)  # the body starts here: no longer title
+        if _key(title[0]) in _FUNCTION_WORDS:
+            continue
+        name = " ".join(title)
+        bare = re.sub(r"\s*\([^()]*\)$", "", name)  # "Peter Hermann (actor)" -> "Peter Hermann"
+        content = [_key(w) for w in bare.split() if _key(w) and _key(w) not in _FUNCTION_WORDS]
+        first = _SENTENCE_END.split(" ".join(rest), 1)[0].split()
+        if not content or not _in_order(content, [_key(w) for w in first]):
+            continue
+        run = []  # the capitalised name the text goes on with ("Emperor Xuānzong of Tang")
+        for w in rest:
+            if not (w[:1].isupper() or w[:1].isdigit() or _key(w) in _PARTICLES):
+                break
+            run.append(_key(w))
+            if re.search(r"[,.;:()]$", w):
+                break
+        if _key(nxt) in _FUNCTION_WORDS:
+            return name  # "Alcohol In chemistry, ...": the body starts here
+        if _in_order(content, run):
+            found = name  # "Allen Ginsberg Irwin Allen Ginsberg": a longer prefix may still be the title
+    return found

@@ -71,6 +71,27 @@ class GradedPassage:
 
 
 @dataclass(frozen=True, slots=True)
+class WitnessFact:
+    """One fact of an answer's witness and the sentence of the shipped passage text that states it."""
+
+    subject: str
+    relation: str
+    object: str
+    passage_id: str
+    sentence: str  # a substring of the passage's text
+    subject_mention: str  # how the sentence names the subject (a substring of it)
+    object_mention: str
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> WitnessFact:
+        return cls(data["subject"], data["relation"], data["object"], data["passage_id"], data["sentence"],
+                   data["subject_mention"], data["object_mention"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
 class Check:
     ok: bool
     reasons: tuple[str, ...] = ()
@@ -108,6 +129,9 @@ class Item:
     source_passages: tuple[str, ...]
     generator: GeneratorInfo
     check: Check = field(default_factory=lambda: Check(True))
+    facts: tuple[WitnessFact, ...] = ()  # the answers' witness facts, each with its sentence
+    partial: tuple[str, ...] = ()  # passages of entities meeting some but not all intersected conditions
+    branches: tuple[tuple[str, ...], ...] = ()  # union types: the passages each branch needs, in triple order
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Item:
@@ -122,6 +146,8 @@ class Item:
             generator=GeneratorInfo(gen["name"], gen.get("seed"), gen.get("model"), gen.get("prompt_file"),
                                     gen.get("prompt_hash")),
             check=Check(data["check"]["ok"], tuple(data["check"]["reasons"])),
+            facts=tuple(WitnessFact.from_dict(f) for f in data.get("facts", ())),
+            partial=tuple(data.get("partial", ())), branches=tuple(tuple(b) for b in data.get("branches", ())),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -132,7 +158,8 @@ class Item:
             "logical_form": self.logical_form, "answers": list(self.answers),
             "evidence": [e.to_dict() for e in self.evidence], "violating": list(self.violating),
             "source_passages": list(self.source_passages), "generator": self.generator.to_dict(),
-            "check": self.check.to_dict(),
+            "check": self.check.to_dict(), "facts": [f.to_dict() for f in self.facts],
+            "partial": list(self.partial), "branches": [list(b) for b in self.branches],
         }
 
     @property

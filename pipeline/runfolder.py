@@ -64,9 +64,11 @@ class BeirFolder(Folder):
         return self.root / "violations" / f"{split}.tsv"
 
     def partial(self, split: str) -> Path:
+        """AND consistency: passages meeting only part of a query's conjunction."""
         return self.root / "partial" / f"{split}.tsv"
 
     def branches(self, split: str) -> Path:
+        """OR consistency: the passages each branch of a query's union needs."""
         return self.root / "branches" / f"{split}.tsv"
 
     def splits(self) -> list[str]:

@@ -94,7 +94,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="default: from the configuration (kg)")
     p.add_argument("--per-type", dest="generate.per_type", type=int, default=None,
                    help="items to generate per query type")
-    p.add_argument("--passages", default=None, help="passage JSONL (default: the shipped sample)")
+    p.add_argument("--passages", default=None,
+                   help="passages: JSONL, BEIR corpus, Parquet or hf:NAME[:CONFIG] (default: the shipped sample)")
     p.add_argument("--triples", dest="generate.triples", default=None,
                    help="kg: a triples JSONL to use instead of the built-in extractor")
     p.add_argument("--types", default=None, help="comma-separated subset of query types (default: all 14)")

@@ -1,10 +1,15 @@
 """The BEIR folder of an export.
 
-    corpus.jsonl                  {"_id", "title", "text"}: every evidence, judged, violating and
-                                  source passage, plus N distractors drawn (seeded) from the pool
+    corpus.jsonl                  {"_id", "title", "text"}: every evidence, judged, violating, partial
+                                  and source passage, plus N distractors drawn (seeded) from the pool
     queries.jsonl                 {"_id", "text", "type", "n_passages", "logical_form", "negations", "split"}
     qrels/{split}.tsv             query-id, corpus-id, score (1 or 2; unlisted: not relevant), BEIR header row
     violations/{split}.tsv        query-id, corpus-id, violates (1): the LSNC@K labels
+    partial/{split}.tsv           query-id, corpus-id, partial (1): passages of entities that meet some
+                                  but not all of an intersection's conditions (AND consistency)
+    branches/{split}.tsv          query-id, corpus-id, branch (1, 2): for union queries, the evidence
+                                  passages each branch of the union needs (OR consistency); a
+                                  passage two branches need has a row for each
 
 Everything is sorted by id, so the same rows and seed give byte-identical files.
 """
@@ -23,6 +28,8 @@ from pipeline.schemas import AtomicWriter, write_jsonl
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 VIOLATIONS_HEADER = ("query-id", "corpus-id", "violates")
+PARTIAL_HEADER = ("query-id", "corpus-id", "partial")
+BRANCHES_HEADER = ("query-id", "corpus-id", "branch")
 
 
 def corpus_ids(needed: set[str], pool: Iterable[str], distractors: int, seed: int) -> list[str]:
@@ -54,3 +61,6 @@ def write_beir(folder: BeirFolder, rows_by_split: Mapping[str, list[dict[str, An
                    ((r["id"], g["passage_id"], g["grade"]) for r in rows for g in r["qrels"]))
         _write_tsv(folder.violations(split), VIOLATIONS_HEADER,
                    ((r["id"], p, 1) for r in rows for p in sorted(r["violating"])))
+        _write_tsv(folder.partial(split), PARTIAL_HEADER, ((r["id"], p, 1) for r in rows for p in sorted(r["partial"])))
+        _write_tsv(folder.branches(split), BRANCHES_HEADER,
+                   ((r["id"], p, n) for r in rows for n, branch in enumerate(r["branches"], 1) for p in sorted(branch)))

@@ -7,12 +7,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from datasets import (Dataset, DatasetDict, Features, List, Value, disable_progress_bars, enable_progress_bars,
-                      is_progress_bar_enabled)
+from datasets import (
+    Dataset,
+    DatasetDict,
+    Features,
+    List,
+    Value,
+    disable_progress_bars,
+    enable_progress_bars,
+    is_progress_bar_enabled,
+)
 
 from pipeline.errors import ComlqError
-from pipeline.runfolder import ExportFolder
 from pipeline.export.split import SPLITS
+from pipeline.runfolder import ExportFolder
 
 TOKEN_ENV = "HF_TOKEN"
 
@@ -28,6 +36,9 @@ FEATURES = Features({
     "triples": List({"subject": _STRING, "relation": _STRING, "object": _STRING,
                      "negated": Value("bool"), "union": Value("bool")}),
     "source_passages": List(_STRING), "negations": Value("int8"),
+    "facts": List({"subject": _STRING, "relation": _STRING, "object": _STRING, "passage_id": _STRING,
+                   "sentence": _STRING, "subject_mention": _STRING, "object_mention": _STRING}),
+    "partial": List(_STRING), "branches": List(List(_STRING)),
     "generator": {"name": _STRING, "seed": Value("int64"), "model": _STRING, "prompt_file": _STRING,
                   "prompt_hash": _STRING},
     "review": {"status": _STRING, "structure_ok": Value("bool"), "evidence_spread": Value("bool"),

@@ -32,10 +32,11 @@ class Candidate:
 
     @property
     def passages(self) -> set[str]:
-        """Every passage the item points to; all of them go into the BEIR corpus."""
+        """Every passage the item points to; all of them go into the BEIR corpus (the partial ones
+        too: the AND-consistency labels are about passages a retriever can return)."""
         item = self.item
         return (set(item.source_passages) | {e.passage_id for e in item.evidence} | set(self.qrels)
-                | set(item.violating))
+                | set(item.violating) | set(item.partial))
 
 
 @dataclass

@@ -1,53 +1,69 @@
-"""The built-in extractor: precise facts from Wikipedia lead passages and their short descriptions.
+"""The built-in extractor: facts stated in the passage text, for any corpus of Wikipedia-like passages.
 
-Precise rather than broad: a fact is kept only when a closed word list
-(`pipeline/kg/vocabulary.yaml`) or a strict pattern recognises it. Relations (subject -> object;
-every fact is stated by the subject's own passage):
+Each passage is read on its own (`reading.py`: spaCy entities and dependency parse, cached by the
+passage's hash in `cache.py`); this module turns the readings of the whole corpus into facts:
 
-- `mentions`       passage A's text names passage B by its exact title (titles that are proper
-                   names only: no lower-case word outside particles, never written in lower case
-                   anywhere in the corpus, no parenthesis; not inside a longer capitalised name);
-- `instance_of`    class of a non-person ("Mountain range in Antarctica" -> mountain range);
-- `occupation`     occupations of a person ("American actor and filmmaker" -> actor, filmmaker);
-- `nationality`    leading demonyms of a person description ("Russian and Soviet poet");
-- `born_in_century`, `died_in_century`  from a lifespan "(1928–1987)", "(born 1942)", "(c. 470 – 399 BC)";
-- `located_in`     "City in Texas, United States" for place classes (also "Capital of X");
-- `created_by`     "1968 film by Stanley Kubrick" for work classes;
-- `from_decade`    the leading year of a work description ("1968 film ..." -> 1960s);
-- `topic`          the passage's topic (People, Arts, Geography, History).
+- articles: passages with the same title (given, or recovered from a ComLQ/DPR-style text) are
+  one article, one node; a name in any passage that is an article's title, or the full name or
+  surname its own passages call it by (when no other article claims it), is that article;
+- relations: statement patterns map to relations through `vocabulary.yaml` (`relations`), which
+  merges synonyms ("located in", "situated in", "lies in") and reads some patterns backwards
+  ("X is home to Y"); a fact is kept only when both ends have the types the relation declares
+  (a node's type: its class, else the types NER gave its mentions, else the description), and
+  a relation only when the corpus states it at least `min_facts` times;
+- classes from the definitional sentence: `occupation` for people, `instance_of` for the rest,
+  `nationality` from its demonym; years become `..._century` / `..._decade` values;
+- `mentions`: a sentence about an article that names another article by its title (a weak link,
+  not sampled by default).
 
-Nodes are passage ids for passage entities and `value:` ids for the rest; a creator or place
-name that equals a passage title (or, for creators, the unique person whose title ends with the
-name: "Mozart") becomes that passage's node, which is what lets queries chain over passages.
+The Wikidata short description, when a passage has one, only types its article (a description
+naming an occupation makes it a person); no fact comes from it.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Container, Iterator
+from dataclasses import dataclass
 from functools import cache
 
 import yaml
 
-from pipeline.kg.facts import Extraction, Fact
+from pipeline.kg.cache import ReadingCache, read_passages
+from pipeline.kg.facts import Evidence, Extraction, Fact
+from pipeline.kg.reading import SELF, Statement, bare_title
 from pipeline.records import Passage
 from pipeline.resources import package_data
 
-_PARTICLES = {"of", "the", "and", "de", "da", "di", "del", "der", "van", "von", "la", "le", "du", "al", "bin", "ibn",
-              "y", "on", "upon", "in", "&"}
-_DIRECTIONS = re.compile(r"^(?:(?:north|south|east|west|central|northern|southern|eastern|western|northeastern|"
-                         r"northwestern|southeastern|southwestern|upper|lower)\s+)+")
-_TOKEN = re.compile(r"\w+(?:[-'’]\w+)*|[^\w\s]")
-_LIFESPAN = re.compile(r"^(?:c\.\s*)?(\d{1,4})(\s*BC)?\s*[–-]\s*(?:c\.\s*)?(\d{1,4})(\s*(?:BC|BCE|AD))?$")
-_BORN = re.compile(r"^born (\d{4})$")
-_DIED = re.compile(r"^died (\d{1,4})( BC)?$")
-_WORK_YEAR = re.compile(r"^(\d{4})\s")
+CLASS_RELATIONS = {"PERSON": "occupation"}  # the class relation of a type; every other type: instance_of
+# An occupation the lists miss still reads like one: "occultist", "magician", "bodybuilder".
+_PERSON_NOUN = re.compile(r"(?:ist|er|or|ian|man|woman|ess|ant|ent|ee|arch|ain)$")
 
 
 @cache
 def vocabulary() -> dict:
     return yaml.safe_load(package_data("pipeline", "kg/vocabulary.yaml").read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class RelationSpec:
+    name: str
+    subject: frozenset[str]  # allowed node types
+    object: frozenset[str]
+    patterns: tuple[tuple[str, ...], ...]  # read subject -> object; "*" any word, "PLACE" a place class
+    reverse: tuple[tuple[str, ...], ...]  # read object -> subject ("be home to")
+    value: str | None  # for years: century | decade
+
+
+@cache
+def relation_specs() -> tuple[RelationSpec, ...]:
+    specs = []
+    for name, spec in vocabulary()["relations"].items():
+        specs.append(RelationSpec(name, frozenset(spec["subject"]), frozenset(spec["object"]),
+                                  tuple(tuple(p.split()) for p in spec.get("patterns", ())),
+                                  tuple(tuple(p.split()) for p in spec.get("reverse", ())), spec.get("value")))
+    return tuple(specs)
 
 
 def century(year: int, bc: bool) -> str:
@@ -56,190 +72,212 @@ def century(year: int, bc: bool) -> str:
     return f"{n}{suffix} century" + (" BC" if bc else "")
 
 
-def _is_name(text: str) -> bool:
-    words = text.split()
-    return bool(words) and words[0][:1].isupper() and all(w[:1].isupper() or w in _PARTICLES for w in words)
+def date_value(value: str, kind: str) -> str | None:
+    """A reading's year ("1926", "470 BC", "1850s", "19th century") as a century or a decade."""
+    if match := re.fullmatch(r"(\d+)( BC)?", value):
+        year, bc = int(match.group(1)), bool(match.group(2))
+        if kind == "century":
+            return century(year, bc) if year > 0 else None
+        return f"{year // 10 * 10}s" if not bc and year >= 100 else None
+    if match := re.fullmatch(r"(\d+)0s", value):
+        return century(int(match.group(1)) * 10 + 1, False) if kind == "century" else value
+    if match := re.fullmatch(r"(\d+)th century( BC)?", value):
+        return century(int(match.group(1)) * 100, bool(match.group(2))) if kind == "century" else None
+    return None
 
 
-def _longest_suffix(phrase: str, words: Iterable[str]) -> str | None:
-    """The longest listed word or phrase that ends `phrase` on a word boundary."""
-    phrase = phrase.lower()
-    best = None
-    for w in words:
-        if (phrase == w or phrase.endswith(" " + w)) and (best is None or len(w) > len(best)):
-            best = w
-    return best
+def _matches(pattern: tuple[str, ...], words: tuple[str, ...], places: frozenset[str]) -> bool:
+    return len(pattern) == len(words) and all(
+        p == w or p == "*" or (p == "PLACE" and w in places) for p, w in zip(pattern, words))
 
 
-def _inside_longer_name(tokens: list[str], start: int, end: int) -> bool:
-    """Is tokens[start:end] part of a longer capitalised name ("Fatima Ibrahim", "New Spain", "Paris Commune")?"""
-    if end < len(tokens) and tokens[end][:1].isupper():
-        return True
-    sentence_start = start <= 1 or tokens[start - 2] in {".", "!", "?", '"', "“", ":"}
-    return start > 0 and tokens[start - 1][:1].isupper() and not sentence_start
+def _longest_suffix(phrase: str, words: Container[str]) -> str | None:
+    """The longest of `words` that ends `phrase` on a word boundary ("film director" -> "film director")."""
+    parts = phrase.split()
+    return next((" ".join(parts[i:]) for i in range(len(parts)) if " ".join(parts[i:]) in words), None)
 
 
-class _Extractor:
-    def __init__(self, passages: dict[str, Passage]):
+class _Corpus:
+    def __init__(self, passages: dict[str, Passage], readings: dict[str, dict]):
         vocab = vocabulary()
-        self.passages = passages
-        self.demonyms = sorted(vocab["demonyms"], key=len, reverse=True)
-        self.occupations = vocab["occupations"]
-        self.places = vocab["place_classes"]
-        self.works = vocab["work_classes"]
-        self.classes = self.places + self.works + vocab["other_classes"]
-        self.by_title: dict[str, str] = {}
-        for pid in sorted(passages):
-            self.by_title.setdefault(passages[pid].title, pid)
-        people_by_last: dict[str, list[str]] = defaultdict(list)
-        for pid in sorted(passages):
-            p = passages[pid]
-            if p.topic == "People" and "(" not in p.title:
-                words = p.title.split()
-                for k in range(1, len(words)):
-                    people_by_last[" ".join(words[k:])].append(pid)
-        self.people_by_last = {k: v[0] for k, v in people_by_last.items() if len(v) == 1}
-        self.facts: dict[tuple[str, str, str], set[str]] = defaultdict(set)
-        self.labels: dict[str, str] = {pid: p.title for pid, p in passages.items()}
+        self.passages, self.readings = passages, readings
+        self.places = frozenset(vocab["place_classes"])
+        self.class_types: dict[str, str] = {}
+        for kind, key in (("PERSON", "occupations"), ("PLACE", "place_classes"), ("WORK", "work_classes"),
+                          ("ORG", "org_classes"), ("EVENT", "event_classes"), ("OTHER", "other_classes")):
+            for word in vocab[key]:
+                self.class_types.setdefault(word, kind)
+        self.ignored_classes = frozenset(vocab["ignored_classes"])
+        self.demonyms = frozenset(vocab["demonyms"])
+        self.labels: dict[str, str] = {}
+        self.types: dict[str, str] = {}
+        self._articles()
 
-    def add(self, subject: str, relation: str, obj: str, passage: str) -> None:
-        if subject != obj:
-            self.facts[(subject, relation, obj)].add(passage)
+    # nodes --------------------------------------------------------------------------------
+    def _articles(self) -> None:
+        """Article nodes by title, and the names (titles, aliases) that link to them."""
+        by_bare: dict[str, set[str]] = defaultdict(set)
+        aliases: dict[str, set[str]] = defaultdict(set)
+        self.article_of: dict[str, str] = {}  # passage id -> article node
+        for pid in sorted(self.readings):
+            title = self.readings[pid]["title"]
+            if not title:
+                continue
+            node = f"article:{title}"
+            self.article_of[pid] = node
+            self.labels[node] = bare_title(title)
+            by_bare[bare_title(title)].add(node)
+            for st in map(Statement._make, self.readings[pid]["statements"]):
+                if st.subject_type == SELF:
+                    aliases[st.subject_text].add(node)
+        self.link: dict[str, str] = {}
+        for alias, nodes in aliases.items():
+            if len(nodes) == 1 and alias not in by_bare:
+                self.link[alias] = next(iter(nodes))
+        for name, nodes in by_bare.items():
+            exact = [n for n in nodes if n == f"article:{name}"]
+            if len(nodes) == 1 or exact:
+                self.link[name] = exact[0] if exact else next(iter(nodes))
 
-    def value(self, kind: str, text: str) -> str:
+    def node(self, pid: str, name: str, kind: str) -> str:
+        if kind == SELF:
+            return self.article_of[pid]
+        if kind == "CLASS":
+            return self._value("class", name)
+        if name in self.link:
+            return self.link[name]
+        if kind == "NORP":
+            return self._value("nationality", name)
+        node = f"entity:{name}"
+        self.labels.setdefault(node, name)
+        return node
+
+    def _value(self, kind: str, text: str) -> str:
         node = f"value:{kind}:{text}"
         self.labels[node] = text
         return node
 
-    def name(self, text: str, person: bool = False) -> str:
-        """A creator or place name: the passage titled so, else a value node."""
-        if text in self.by_title:
-            return self.by_title[text]
-        if person and text in self.people_by_last:
-            return self.people_by_last[text]
-        return self.value("name", text)
+    def _types(self) -> dict[str, str]:
+        """Every node's type: its class's type, else a vote of what its statements say it is
+        (NER types of its mentions, a lifespan or nationality for a person, "is the capital of"
+        for a place), and of what its description's head noun names (an occupation: a person)."""
+        votes: dict[str, Counter] = defaultdict(Counter)
+        for pid, reading in self.readings.items():
+            article = self.article_of.get(pid)
+            for st in map(Statement._make, reading["statements"]):
+                for name, kind in ((st.subject, st.subject_type), (st.object, st.object_type)):
+                    if kind not in (SELF, "CLASS", "NORP", "DATE"):
+                        votes[self.node(pid, name, kind)][kind] += 1
+                if st.subject_type == SELF and article:
+                    for kind, weight in self._says_of_subject(st):
+                        votes[article][kind] += weight
+            if article:
+                for kind in reading.get("self_types", ()):
+                    votes[article][kind] += 1
+                if self._described_as_person(self.passages[pid].description):
+                    votes[article]["PERSON"] += 2
+        return {node: counter.most_common(1)[0][0] for node, counter in votes.items()}
 
-    # description-based facts -------------------------------------------------------------
-    def description(self, pid: str, passage: Passage) -> None:
-        desc = (passage.description or "").strip()
-        if not desc:
-            return
-        if passage.topic == "People":
-            self.person(pid, desc)
+    def _says_of_subject(self, st: Statement) -> Iterator[tuple[str, int]]:
+        if st.pattern == "is a":
+            kind = self.class_types.get(self._class(st.object) or "")
+            if kind and kind != "OTHER":
+                yield kind, 1000  # the class decides
+        elif st.pattern in ("bear in", "die in", "nationality"):
+            yield "PERSON", 3
+        elif (words := st.pattern.split())[0] == "be" and len(words) == 3 and self.class_types.get(words[1]) == "PLACE":
+            yield "PLACE", 3  # "X is the capital and largest city of Y": X is a place
+
+    def _described_as_person(self, description: str | None) -> bool:
+        if not description:
+            return False
+        head = re.split(r"\s*[(;,]|\s+(?:of|in|by|from)\s", description)[0].lower()
+        cls = _longest_suffix(head, self.class_types)
+        return cls is not None and self.class_types[cls] == "PERSON"
+
+    def _class(self, phrase: str) -> str | None:
+        """A class phrase as a class: its longest listed suffix, else its head noun."""
+        cls = _longest_suffix(phrase, self.class_types) or phrase.split()[-1]
+        if cls in self.ignored_classes or not re.fullmatch(r"[a-z]+(?:[- ][a-z]+)*", cls):
+            return None
+        return cls
+
+    # facts --------------------------------------------------------------------------------
+    def build(self, min_facts: int) -> Extraction:
+        self.types = self._types()
+        candidates: dict[str, list[tuple[str, str, Evidence]]] = defaultdict(list)
+        for pid in sorted(self.readings):
+            reading = self.readings[pid]
+            for st in map(Statement._make, reading["statements"]):
+                if st.subject_type == SELF and pid not in self.article_of:
+                    continue
+                evidence = Evidence(pid, reading["sentences"][st.sentence], st.subject_text, st.object_text)
+                for relation, s, o, ev in self._facts(pid, st, evidence):
+                    if s != o:
+                        candidates[relation].append((s, o, ev))
+        found: dict[tuple[str, str, str], list[Evidence]] = defaultdict(list)
+        for relation, facts in candidates.items():  # a relation the corpus states rarely is left out
+            if len({(s, o) for s, o, _ in facts}) >= min_facts or relation == "mentions":
+                for s, o, evidence in facts:
+                    found[(s, relation, o)].append(evidence)
+        facts = [Fact(s, r, o, tuple(sorted({e.passage for e in ev})), tuple(dict.fromkeys(ev)))
+                 for (s, r, o), ev in sorted(found.items())]
+        used = {n for f in facts for n in (f.subject, f.object)}
+        topics: dict[str, str] = {}
+        for pid, node in sorted(self.article_of.items()):
+            if self.passages[pid].topic and node in used:
+                topics.setdefault(node, self.passages[pid].topic)
+        return Extraction(facts, {n: self.labels[n] for n in sorted(used)}, topics)
+
+    def _facts(self, pid: str, st: Statement, evidence: Evidence) -> Iterator[tuple[str, str, str, Evidence]]:
+        """(relation, subject node, object node, evidence) of what a statement states."""
+        s = self.node(pid, st.subject, st.subject_type)
+        if st.pattern in ("is a", "also a"):
+            cls = self._class(st.object)
+            relation = CLASS_RELATIONS.get(self.types.get(s, ""), "instance_of")
+            if cls and (st.pattern == "is a" or cls in self.class_types) and self._fits(relation, cls):
+                yield relation, s, self._value("class", cls), evidence
+        elif st.pattern == "nationality":
+            if self.types.get(s) == "PERSON" and st.object in self.demonyms:
+                yield "nationality", s, self._value("nationality", st.object), evidence
+        elif st.pattern == "mention":
+            o = self.link.get(st.object)
+            if o and st.object == self.labels[o]:  # the exact title, not an alias
+                yield "mentions", s, o, evidence
         else:
-            self.thing(pid, desc)
+            yield from self._relations(pid, s, st, evidence)
 
-    def person(self, pid: str, desc: str) -> None:
-        match = re.fullmatch(r"(.*?)\s*\(([^()]*)\)", desc)
-        head, paren = (match.group(1), match.group(2).strip()) if match else (desc, None)
-        if ";" in head or "(" in head:
-            return
-        rest, nationalities = head, []
-        while True:  # "Russian and Soviet poet", "American-born ..." is skipped as unlisted
-            demonym = next((d for d in self.demonyms if rest.startswith(d + " ")), None)
-            if demonym is None:
-                break
-            nationalities.append(demonym)
-            rest = rest[len(demonym) + 1:]
-            if rest.startswith("and ") and any(rest[4:].startswith(d + " ") for d in self.demonyms):
-                rest = rest[4:]
-        occupations = []
-        for part in re.split(r",\s*|\s+and\s+", rest):
-            occupation = _longest_suffix(part.strip(), self.occupations)
-            if occupation and occupation not in occupations:
-                occupations.append(occupation)
-        if not occupations:  # "King of France", "President of ...": not a person-by-trade description
-            return
-        for demonym in nationalities:
-            self.add(pid, "nationality", self.value("nationality", demonym), pid)
-        for occupation in occupations:
-            self.add(pid, "occupation", self.value("class", occupation), pid)
-        if paren:
-            self.lifespan(pid, paren)
+    def _fits(self, relation: str, cls: str) -> bool:
+        """A person's class is an occupation, listed or reading like one ("occultist"); no one
+        else's class is an occupation ("Ancestral Puebloans ... were an ancient culture")."""
+        if relation == "occupation":
+            return self.class_types.get(cls) == "PERSON" or (
+                cls not in self.class_types and bool(_PERSON_NOUN.search(cls)))
+        return self.class_types.get(cls) != "PERSON"
 
-    def lifespan(self, pid: str, text: str) -> None:
-        if match := _LIFESPAN.match(text):
-            start, start_bc, end, end_mark = match.groups()
-            end_bc = bool(end_mark) and "BC" in end_mark
-            start_bc = bool(start_bc) or (end_bc and not start_bc and int(start) >= int(end))
-            self.add(pid, "born_in_century", self.value("century", century(int(start), start_bc)), pid)
-            self.add(pid, "died_in_century", self.value("century", century(int(end), end_bc)), pid)
-        elif match := _BORN.match(text):
-            self.add(pid, "born_in_century", self.value("century", century(int(match.group(1)), False)), pid)
-        elif match := _DIED.match(text):
-            self.add(pid, "died_in_century", self.value("century", century(int(match.group(1)), bool(match.group(2)))),
-                     pid)
-
-    def thing(self, pid: str, desc: str) -> None:
-        desc = re.split(r"\s*[;(]", desc)[0]
-        match = re.match(r"(.+?)(?: (in|of|by) (.+))?$", desc)
-        head, link, tail = match.group(1), match.group(2), match.group(3)
-        year = _WORK_YEAR.match(head)
-        head_words = re.sub(r"^[\d–-]+s?\s+", "", head)
-        cls = _longest_suffix(head_words, self.classes)
-        if cls is None:
-            return
-        self.add(pid, "instance_of", self.value("class", cls), pid)
-        if cls in self.places and link in ("in", "of") and tail:
-            if link == "of" and not head_words.lower().startswith(("capital", "largest city", "capital and largest")):
-                return
-            for place in re.split(r",\s*|\s+and\s+", tail):
-                place = _DIRECTIONS.sub("", place.strip())
-                place = place[4:] if place.startswith("the ") else place
-                if _is_name(place):
-                    self.add(pid, "located_in", self.name(place), pid)
-        if cls in self.works and link == "by" and tail:
-            creator_text = re.split(r",| in | on | from | describing | about | for ", tail)[0].strip()
-            for creator in re.split(r"\s+and\s+", creator_text):
-                if _is_name(creator) and not creator.startswith("the "):
-                    self.add(pid, "created_by", self.name(creator, person=True), pid)
-            if year:
-                decade = f"{int(year.group(1)) // 10 * 10}s"
-                self.add(pid, "from_decade", self.value("decade", decade), pid)
-
-    # mentions ----------------------------------------------------------------------------
-    def mentions(self) -> None:
-        corpus = " ".join(p.text for p in self.passages.values())
-        words = Counter(_TOKEN.findall(corpus))
-        names: dict[tuple[str, ...], str] = {}
-        for title, pid in self.by_title.items():
-            if "(" in title or not _is_name(title):
+    def _relations(self, pid: str, s: str, st: Statement,
+                   evidence: Evidence) -> Iterator[tuple[str, str, str, Evidence]]:
+        """The vocabulary's relations a pattern states, where both ends have the declared types."""
+        words = tuple(st.pattern.split())
+        for spec in relation_specs():
+            if any(_matches(p, words, self.places) for p in spec.patterns):
+                subject, (name, kind), ev = s, (st.object, st.object_type), evidence
+            elif any(_matches(p, words, self.places) for p in spec.reverse) and st.object_type != "DATE":
+                subject, (name, kind) = self.node(pid, st.object, st.object_type), (st.subject, st.subject_type)
+                ev = Evidence(pid, evidence.sentence, evidence.object_mention, evidence.subject_mention)
+            else:
                 continue
-            tokens = tuple(_TOKEN.findall(title))
-            # written in lower case somewhere ("jazz", "painting"): a common noun, not a name
-            if words[tokens[0].lower()] and (len(tokens) == 1 or title.lower() in corpus):
+            if self.types.get(subject) not in spec.subject or (kind == "DATE") != bool(spec.value):
                 continue
-            names[tokens] = pid
-        longest: dict[str, int] = {}  # first token -> longest name starting with it
-        for tokens in names:
-            longest[tokens[0]] = max(longest.get(tokens[0], 0), len(tokens))
-        for pid in sorted(self.passages):
-            tokens = _TOKEN.findall(self.passages[pid].text)
-            i = 0
-            while i < len(tokens):
-                step = 1
-                for n in range(min(longest.get(tokens[i], 0), len(tokens) - i), 0, -1):
-                    target = names.get(tuple(tokens[i:i + n]))
-                    if target is not None:  # leftmost-longest: "New York City" before "New York"
-                        if not _inside_longer_name(tokens, i, i + n):
-                            self.add(pid, "mentions", target, pid)
-                        step = n
-                        break
-                i += step
-
-    def result(self) -> Extraction:
-        facts = [Fact(s, r, o, tuple(sorted(ps))) for (s, r, o), ps in sorted(self.facts.items())]
-        topics = {pid: p.topic for pid, p in self.passages.items() if p.topic}
-        return Extraction(facts, dict(sorted(self.labels.items())), topics)
+            if spec.value:
+                if value := date_value(name, spec.value):
+                    yield spec.name, subject, self._value(spec.value, value), ev
+            elif self.types.get(o := self.node(pid, name, kind)) in spec.object:
+                yield spec.name, subject, o, ev
 
 
-def extract(passages: dict[str, Passage]) -> Extraction:
-    """All built-in facts of `passages` (deterministic: sorted by subject, relation, object)."""
-    extractor = _Extractor(passages)
-    for pid in sorted(passages):
-        passage = passages[pid]
-        extractor.description(pid, passage)
-        if passage.topic:
-            extractor.add(pid, "topic", extractor.value("topic", passage.topic), pid)
-    extractor.mentions()
-    return extractor.result()
+def extract(passages: dict[str, Passage], cache: ReadingCache | None = None, min_facts: int = 3,
+            processes: int = 1) -> Extraction:
+    """All facts the passages' text states (deterministic: sorted by subject, relation, object)."""
+    readings = read_passages(list(passages.values()), cache or ReadingCache(), processes=processes)
+    return _Corpus(passages, readings).build(min_facts)

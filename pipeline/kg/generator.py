@@ -9,6 +9,7 @@ import random
 import re
 import time
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -17,17 +18,21 @@ import yaml
 from pipeline.config import Config, GenerateConfig
 from pipeline.errors import ComlqError
 from pipeline.generator import BaseGenerator, GenerationResult
+from pipeline.itemchecks import answers_in_question, banned_words, check_witnesses
+from pipeline.kg.cache import ReadingCache, read_passages
+from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.extract import extract
 from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
-from pipeline.kg.query import plan_for
-from pipeline.kg.sample import Grounding, Sampler
+from pipeline.kg.query import branch_passages, partial_passages, plan_for, witness_triples
+from pipeline.kg.sample import Grounding, Reject, Sampler
 from pipeline.kg.verbalize import Verbalizer, templates
 from pipeline.progress import Progress
 from pipeline.querytypes import check_triples, get_type, matches, query_graph
-from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage, Triple
+from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage, Triple, WitnessFact
 from pipeline.resources import package_data
 
 log = logging.getLogger(__name__)
+EXTRACT_PROCESSES = 2  # spaCy processes for passages not yet in the extraction cache (a big corpus)
 ATTEMPTS_PER_ITEM = 400  # sampling budget per requested item before a type is reported short
 STALL = 4000  # consecutive failed attempts after which a type is taken as exhausted
 _PLACEHOLDER = re.compile(r"\?[A-Za-z][A-Za-z0-9_]*|\bR\d*\b")  # variables and relation placeholders
@@ -46,7 +51,15 @@ _REASONS = {
     "empty_answer": "the query had no answer",
     "no_evidence": "no passage states the facts",
     "type_check_failed": "the triples did not form the type (bug)",
+    "no_witness_sentence": "a witness fact has no sentence that states it",
+    "witness_not_in_text": "a witness sentence is not in the passage text or does not name both ends",
+    "banned_word": "the question says article, category, subject or class of",
+    "answer_in_question": "the question names an answer",
+    "no_noun": "no class, topic or relation noun holds for every member of a set",
+    "corpus_other_member": "the corpus text may name another entity that meets a condition",
+    "corpus_meets_negation": "an answer's own text may say that it meets the negated condition",
 }
+CORPUS_REASONS = ("corpus_other_member", "corpus_meets_negation")
 
 
 def builtin_inverses() -> dict[str, str]:
@@ -80,22 +93,32 @@ def default_weights() -> dict[str, float]:
 
 
 def build_kg(passages: dict[str, Passage], triples: str | None = None) -> KnowledgeGraph:
-    """The graph from a user triples file, or from the built-in extractor over `passages`."""
+    """The graph from a user triples file, or from the built-in extractor over `passages` (whose
+    readings come from the extraction cache where `prepare` or an earlier run left them)."""
     if triples:
         return read_triples(triples, passages)
     if not passages:
         raise ComlqError("kg generator: no passages to build a knowledge graph from")
-    kg = from_extraction(extract(passages), builtin_inverses())
+    kg = from_extraction(extract(passages, processes=EXTRACT_PROCESSES), builtin_inverses())
     if kg.graph.number_of_edges() == 0:
         raise ComlqError(f"kg generator: no facts found in {len(passages)} passages; supply a triples file (--triples)")
     return kg
 
 
 class KGGenerator(BaseGenerator):
-    """Offline: all requested types in one chunk, since the graph is built once per chunk."""
+    """Offline: all requested types in one chunk, since the graph is built once per chunk.
+
+    `prepare` reads a batch of passages into the extraction cache (the flow runs the batches as
+    tasks, so a Dask cluster spreads the spaCy work); `generate` then finds them there.
+    """
 
     name = "kg"
+    prepare_batch = 500
     shared_stats = frozenset({"generator", "seed", "per_type", "max_answers", "graph"})
+
+    def prepare(self, passages: Sequence[Passage], config: Config) -> None:
+        if not config.generate.triples:
+            read_passages(passages, ReadingCache())
 
     def generate(self, passages: dict[str, Passage], config: Config, types: tuple[str, ...],
                  out_dir: Path) -> GenerationResult:
@@ -113,13 +136,15 @@ def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tup
     kg = build_kg(passages, config.triples)
     build_seconds = time.perf_counter() - started
 
+    texts = {pid: p.text for pid, p in passages.items()}
+    checker = CorpusCheck(kg, passages) if config.corpus_check else None
     result = GenerationResult()
     per_type: dict[str, dict] = {}
     started = time.perf_counter()
     with Progress("kg sampling", total=len(types), unit="type") as bar:
         for name in types:
             bar.set_postfix_str(name)
-            items, summary = generate_type(kg, name, config)
+            items, summary = generate_type(kg, name, config, texts, checker)
             result.items.extend(items)
             per_type[name] = summary
             result.rejected.extend(_rejections(name, summary))
@@ -134,14 +159,21 @@ def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tup
         "graph": {"source": config.triples or "built-in extractor", **kg.stats()},
         "items": len(result.items), "short_types": sorted(short),
         "types": per_type,
+        "corpus_check": _corpus_check_stats(per_type, checker is not None),
         "timing": {"graph_build_seconds": round(build_seconds, 3), "sampling_seconds": round(seconds, 3),
                    "items_per_second": round(len(result.items) / seconds, 1) if seconds > 0 else None},
     }
     return result
 
 
-def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig) -> tuple[list[Item], dict]:
-    """Up to `config.per_type` items of one type, and a summary of the attempts."""
+def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: Mapping[str, str] | None = None,
+                  checker: CorpusCheck | None = None) -> tuple[list[Item], dict]:
+    """Up to `config.per_type` items of one type, and a summary of the attempts.
+
+    `texts` (passage id -> the text the benchmark ships) is what witness sentences are checked
+    against, `checker` looks for answers the graph lacks; None skips either (graphs without
+    passages, in tests).
+    """
     sampler = Sampler(kg, plan_for(name), random.Random(f"{config.seed}:{name}"), config.max_answers,
                       relation_weights(kg, config.relation_weights))
     items: list[Item] = []
@@ -150,9 +182,12 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig) -> tupl
     while len(items) < config.per_type and attempts < budget and failed < STALL:
         attempts += 1
         grounding = sampler.attempt()
-        item = make_item(kg, grounding, config.seed) if grounding else None
-        if grounding and item is None:
-            sampler.rejections["type_check_failed"] += 1
+        item = None
+        if grounding:
+            try:
+                item = make_item(kg, grounding, config.seed, texts, checker)
+            except Reject as reason:
+                sampler.rejections[str(reason)] += 1
         if item is None:
             failed += 1
             continue
@@ -171,8 +206,9 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig) -> tupl
     return items, summary
 
 
-def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int) -> Item | None:
-    """The item of a checked grounding, or None if its triples fail the type check."""
+def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mapping[str, str] | None = None,
+              checker: CorpusCheck | None = None) -> Item:
+    """The item of a checked grounding; raises Reject(reason) when it fails an item check."""
     plan = grounding.plan
 
     def name(node: str) -> str:
@@ -183,23 +219,56 @@ def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int) -> Item | Non
     for index, (s, o) in enumerate(plan.edges):
         flags = pattern.edges[s, o]
         triples.append(Triple(name(s), grounding.relations[index], name(o), flags["negated"], flags["union"]))
-    reasons = check_triples(triples, plan.target, plan.type)
-    if reasons or not matches(query_graph(triples, plan.target), plan.type, directed=True):
-        return None
     digest = hashlib.sha1(json.dumps([t.to_dict() for t in triples], sort_keys=True).encode()).hexdigest()[:12]
     item_id = f"kg-{plan.type}-{digest}"
     verbalizer = Verbalizer(kg, grounding, random.Random(f"{seed}:{item_id}"))
+    answers = tuple(sorted({kg.label(a) for a in grounding.answers}))
+    question = verbalizer.question()
+    if banned_words(question):
+        raise Reject("banned_word")
+    if answers_in_question(question, answers):
+        raise Reject("answer_in_question")
+    if checker and (reason := checker.reject_reason(plan, grounding.anchors, grounding.relations, grounding.sets)):
+        raise Reject(reason)
     evidence = grounding.evidence
     grade = 2 if len(evidence) == 1 else 1
-    return Item(
-        id=item_id, type=plan.type, n_passages=len(evidence), question=verbalizer.question(),
+    item = Item(
+        id=item_id, type=plan.type, n_passages=len(evidence), question=question,
         indicator=get_type(plan.type).indicator, grounded_indicator=fill_indicator(plan.type, triples),
-        triples=tuple(triples), target=plan.target, logical_form=verbalizer.logical_form(),
-        answers=tuple(sorted({kg.label(a) for a in grounding.answers})),
+        triples=tuple(triples), target=plan.target, logical_form=verbalizer.logical_form(), answers=answers,
         evidence=tuple(GradedPassage(p, grade) for p in evidence), violating=grounding.violating,
         source_passages=tuple(sorted(set(evidence) | set(grounding.violating))),
         generator=GeneratorInfo("kg", seed), check=Check(True, ()),
+        facts=witness_facts(kg, grounding),
+        partial=tuple(sorted(partial_passages(kg, plan, grounding.relations, grounding.sets)
+                             - set(evidence) - set(grounding.violating))),
+        branches=tuple(tuple(sorted(b)) for b in branch_passages(kg, plan, grounding.anchors, grounding.relations)),
     )
+    if texts is not None and check_witnesses(item, texts):
+        raise Reject("witness_not_in_text")
+    # last: the costliest check, and one no grounding of the sampler should fail
+    if check_triples(triples, plan.target, plan.type) or not matches(query_graph(triples, plan.target), plan.type,
+                                                                      directed=True):
+        raise Reject("type_check_failed")
+    return item
+
+
+def witness_facts(kg: KnowledgeGraph, grounding: Grounding) -> tuple[WitnessFact, ...]:
+    """Every fact of the answers' witnesses with each sentence that states it (Reject when one has none).
+
+    A graph without any evidence (a triples file without `evidence`) gives items without facts.
+    """
+    if not kg.evidence or not any(kg.evidence.values()):
+        return ()
+    plan = grounding.plan
+    facts = []
+    for _, s, relation, o in witness_triples(kg, plan, grounding.relations, grounding.sets, sorted(grounding.answers)):
+        statements = kg.evidence[(s, relation, o)]
+        if not statements:
+            raise Reject("no_witness_sentence")
+        facts.extend(WitnessFact(kg.label(s), relation, kg.label(o), e.passage, e.sentence, e.subject_mention,
+                                 e.object_mention) for e in statements)
+    return tuple(sorted(set(facts), key=lambda f: (f.passage_id, f.subject, f.relation, f.object, f.sentence)))
 
 
 def fill_indicator(type_name: str, triples: list[Triple]) -> str:
@@ -214,6 +283,17 @@ def fill_indicator(type_name: str, triples: list[Triple]) -> str:
     for (s, o, data), triple in zip(sorted(qtype.pattern.edges(data=True), key=lambda e: e[2]["index"]), triples):
         names.update({s: triple.subject, o: triple.object, data["relation"]: triple.relation})
     return _PLACEHOLDER.sub(lambda m: names[m.group(0)], qtype.indicator)
+
+
+def _corpus_check_stats(per_type: dict[str, dict], on: bool) -> dict:
+    """Items dropped because the corpus text may contradict their answers, and their share of the
+    items that reached the check."""
+    if not on:
+        return {"on": False}
+    dropped = {r: sum(s["rejections"].get(r, 0) for s in per_type.values()) for r in CORPUS_REASONS}
+    checked = sum(s["generated"] for s in per_type.values()) + sum(dropped.values())
+    return {"on": True, "checked": checked, "dropped": dropped,
+            "dropped_share": round(sum(dropped.values()) / checked, 3) if checked else None}
 
 
 def _rejections(name: str, summary: dict) -> list[dict]:

@@ -74,7 +74,8 @@ def build_graph(facts: Iterable[Fact], labels: dict[str, str], inverses: dict[st
     for fact in facts:
         for node in (fact.subject, fact.object):
             if node not in graph:
-                graph.add_node(node, label=labels.get(node, node), **({"topic": topics[node]} if topics and node in topics else {}))
+                topic = {"topic": topics[node]} if topics and node in topics else {}
+                graph.add_node(node, label=labels.get(node, node), **topic)
         inverse = both[fact.relation]
         _add(graph, fact.subject, fact.relation, fact.object, fact.passages, fact.evidence)
         _add(graph, fact.object, inverse, fact.subject, fact.passages, tuple(e.reversed() for e in fact.evidence))

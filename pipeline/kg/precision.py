@@ -1,38 +1,48 @@
-"""Hand-checking the built-in extractor: draw a stratified sample of facts, then tabulate verdicts.
+"""Hand-checking the built-in extractor: draw facts at random, judge them against the passage text, tabulate.
 
-    python -m pipeline.kg.precision sample --per-relation 5 --seed 1 --out FILE   # to judge by hand
-    python -m pipeline.kg.precision table FILE                                    # docs/generators.md table
+    python -m pipeline.kg.precision sample --source sample --source CORPUS --facts 100 --seed 1 --out FILE
+    python -m pipeline.kg.precision table FILE                            # docs/generators.md table
 
-Each sampled line holds the fact, its passage's title, description and text, and a `verdict`
-("correct" or "wrong") with a `note`, filled in by the person who checked it.
+Each sampled line holds the fact (labels), the passage id, the passage's text and the sentence
+that states the fact with its two mentions, and a `verdict` ("correct" or "wrong") with a `note`,
+filled in by the person who checked it against the passage text alone (not the description,
+not the graph). Facts are drawn uniformly from the union of the sources' facts (weak `mentions`
+links excluded), so the figure is the precision of what the graph holds.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 from collections import defaultdict
 from pathlib import Path
 
 from pipeline.kg.extract import extract
-from pipeline.passages import SAMPLE_PATH, load_passages
+from pipeline.passages import iter_passages
 from pipeline.schemas import read_jsonl, write_jsonl
 
+WEAK = {"mentions"}
 
-def sample(per_relation: int, seed: int) -> list[dict]:
-    passages = load_passages(SAMPLE_PATH)
-    extraction = extract(passages)
-    by_relation: dict[str, list] = defaultdict(list)
-    for fact in extraction.facts:
-        by_relation[fact.relation].append(fact)
-    rng = random.Random(seed)
+
+def sample(sources: list[str], facts: int, seed: int, keep_descriptions: bool = False) -> list[dict]:
+    """`facts` facts drawn at random from the graphs of `sources` (descriptions dropped unless kept)."""
+    pool = []
+    for source in sources:
+        passages = {p.id: p if keep_descriptions else dataclasses.replace(p, description=None)
+                    for p in iter_passages(source)}
+        extraction = extract(passages)
+        for fact in extraction.facts:
+            if fact.relation not in WEAK:
+                pool.append((source, passages, extraction.labels, fact))
     rows = []
-    for relation in sorted(by_relation):
-        for fact in rng.sample(by_relation[relation], min(per_relation, len(by_relation[relation]))):
-            passage = passages[fact.passages[0]]
-            rows.append({"subject": extraction.labels[fact.subject], "relation": relation,
-                         "object": extraction.labels[fact.object], "passage": passage.id, "title": passage.title,
-                         "description": passage.description, "text": passage.text, "verdict": None, "note": None})
+    for source, passages, labels, fact in random.Random(seed).sample(pool, min(facts, len(pool))):
+        evidence = fact.evidence[0]
+        rows.append({"source": source, "subject": labels[fact.subject], "relation": fact.relation,
+                     "object": labels[fact.object], "passage": evidence.passage,
+                     "sentence": evidence.sentence, "subject_mention": evidence.subject_mention,
+                     "object_mention": evidence.object_mention, "text": passages[evidence.passage].text,
+                     "verdict": None, "note": None})
     return rows
 
 
@@ -50,14 +60,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m pipeline.kg.precision")
     sub = parser.add_subparsers(dest="command", required=True)
     s = sub.add_parser("sample")
-    s.add_argument("--per-relation", type=int, default=5)
+    s.add_argument("--source", action="append", default=None, help="passage source (repeatable; default: sample)")
+    s.add_argument("--facts", type=int, default=100)
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--out", required=True)
     t = sub.add_parser("table")
     t.add_argument("file")
     args = parser.parse_args()
     if args.command == "sample":
-        write_jsonl(args.out, sample(args.per_relation, args.seed), None)
+        write_jsonl(args.out, sample(args.source or ["sample"], args.facts, args.seed), None)
     else:
         for relation, (correct, judged) in table(list(read_jsonl(Path(args.file), None))).items():
             print(f"| `{relation}` | {correct}/{judged} | {correct / judged:.0%} |")

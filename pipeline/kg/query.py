@@ -12,12 +12,13 @@ their witnesses (every assignment of the variables below that puts them in the s
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
 from pipeline.kg.graph import KnowledgeGraph
 from pipeline.querytypes import get_type
+
 
 @dataclass(frozen=True, slots=True)
 class Step:
@@ -116,14 +117,12 @@ class TooManyPassages(Exception):
     """Raised by `provenance` as soon as the passages exceed the limit."""
 
 
-def provenance(kg: KnowledgeGraph, plan: Plan, relations: dict[int, str], sets: dict[str, set[str]],
-               members: Iterable[str], node: str | None = None, limit: int | None = None) -> frozenset[str]:
-    """The passages stating the facts of every witness of `members` of `node` (default: the target).
-
-    Walks down from the members only, so large sets above (anchors such as "American") cost
-    nothing unless they lead to a member; negated steps add no evidence (an absence has none).
-    """
-    found: set[str] = set()
+def _witness_edges(kg: KnowledgeGraph, plan: Plan, relations: dict[int, str], sets: dict[str, set[str]],
+                   members: Iterable[str], node: str | None = None) -> Iterator[tuple[Step, str, str, str]]:
+    """Every edge (step, child member, relation child -> parent, parent member) of a witness of
+    `members` of `node` (default: the target), walking down from the members only, so large sets
+    above (anchors such as "American") cost nothing unless they lead to a member; negated steps
+    have no witnesses (an absence is stated nowhere)."""
     seen: set[tuple[str, str]] = set()
     stack = [(node or plan.target, m) for m in members]
     while stack:
@@ -135,12 +134,67 @@ def provenance(kg: KnowledgeGraph, plan: Plan, relations: dict[int, str], sets: 
             if st.negated or st.child not in sets:
                 continue
             forward = traversal(kg, st, relations[st.edge])
-            backward = kg.inverses[forward]
             below = sets[st.child]
-            for prev in kg.neighbours(entity, backward):
+            for prev in kg.neighbours(entity, kg.inverses[forward]):
                 if prev in below:
-                    found.update(kg.passages[(prev, forward, entity)])
+                    yield st, prev, forward, entity
                     stack.append((st.child, prev))
-            if limit is not None and len(found) > limit:
-                raise TooManyPassages()
+
+
+def provenance(kg: KnowledgeGraph, plan: Plan, relations: dict[int, str], sets: dict[str, set[str]],
+               members: Iterable[str], node: str | None = None, limit: int | None = None) -> frozenset[str]:
+    """The passages stating the facts of every witness of `members` of `node` (default: the target);
+    TooManyPassages as soon as they exceed `limit`."""
+    found: set[str] = set()
+    for _, prev, forward, entity in _witness_edges(kg, plan, relations, sets, members, node):
+        found.update(kg.passages[(prev, forward, entity)])
+        if limit is not None and len(found) > limit:
+            raise TooManyPassages()
     return frozenset(found)
+
+
+def witness_triples(kg: KnowledgeGraph, plan: Plan, relations: dict[int, str], sets: dict[str, set[str]],
+                    members: Iterable[str], node: str | None = None) -> list[tuple[int, str, str, str]]:
+    """The witnesses' facts as (edge index, subject, relation, object) in the item's triple directions, sorted."""
+    found = set()
+    for st, prev, _, entity in _witness_edges(kg, plan, relations, sets, members, node):
+        relation = relations[st.edge]
+        found.add((st.edge, prev, relation, entity) if st.upward else (st.edge, entity, relation, prev))
+    return sorted(found)
+
+
+def partial_passages(kg: KnowledgeGraph, plan: Plan, relations: dict[int, str], sets: dict[str, set[str]]
+                    ) -> frozenset[str]:
+    """The passages of entities that meet some but not all positive conditions of an intersection.
+
+    At every node with two or more plain (intersected) steps, an entity reached by some of the
+    steps but not all is a partial member; its passages are those of the conditions it meets.
+    """
+    found: set[str] = set()
+    for steps in plan.steps.values():
+        plain = [st for st in steps if not st.negated and not st.union]
+        if len(plain) < 2:
+            continue
+        forwards = {st.edge: traversal(kg, st, relations[st.edge]) for st in plain}
+        parts = {st.edge: project(kg, sets[st.child], forwards[st.edge]) for st in plain}
+        full = set.intersection(*parts.values())
+        for st in plain:
+            forward, below = forwards[st.edge], sets[st.child]
+            for member in parts[st.edge] - full:
+                witnesses = [w for w in kg.neighbours(member, kg.inverses[forward]) if w in below]
+                for w in witnesses:
+                    found.update(kg.passages[(w, forward, member)])
+                found |= provenance(kg, plan, relations, sets, witnesses, node=st.child)
+    return frozenset(found)
+
+
+def branch_passages(kg: KnowledgeGraph, plan: Plan, anchors: dict[str, str], relations: dict[int, str]
+                    ) -> tuple[frozenset[str], ...]:
+    """Per union step (in triple order): the passages of the answers reached through it alone."""
+    branches = []
+    for steps in plan.steps.values():
+        unions = [st for st in steps if st.union]
+        for st in unions:
+            sets = evaluate(kg, plan, anchors, relations, skip=frozenset(u.edge for u in unions if u is not st))
+            branches.append(provenance(kg, plan, relations, sets, sets[plan.target]))
+    return tuple(branches)

@@ -19,14 +19,13 @@ import random
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Union
 
 import yaml
 
 from pipeline.kg.extract import vocabulary
 from pipeline.kg.graph import KnowledgeGraph
-from pipeline.kg.query import Step, traversal
-from pipeline.kg.sample import Grounding
+from pipeline.kg.query import Step, evaluate, traversal
+from pipeline.kg.sample import Grounding, Reject
 from pipeline.resources import read_prompt
 
 CLASS_RELATIONS = ("instance_of", "occupation")
@@ -44,7 +43,7 @@ class Op:
     parts: tuple[Expr, ...]
 
 
-Expr = Union[Term, Op]
+Expr = Term | Op
 
 
 @cache
@@ -102,7 +101,14 @@ class Verbalizer:
         self.relations = templates()["relations"]
         self.questions = templates()["questions"]
         self.anchor_labels = {kg.label(a) for a in grounding.anchors.values()}
+        # every set before its negations are subtracted: its noun must hold for all of it, so
+        # that what a NOT removes is a member of the worded class ("generals ..., except the
+        # Greek ones" removes Greek generals only)
+        negated = frozenset(st.edge for steps in self.plan.steps.values() for st in steps if st.negated)
+        self.positive = evaluate(kg, self.plan, grounding.anchors, grounding.relations, skip=negated) if negated \
+            else grounding.sets
         self.bare = True  # the clauses built so far read after a bare noun ("Which people are ...")
+        self._nouns: dict[str, tuple[tuple[str, str], int | None]] = {}  # node -> noun, absorbed class edge
 
     # templates -------------------------------------------------------------------------
     def _template(self, relation: str) -> tuple[dict, str]:
@@ -149,33 +155,57 @@ class Verbalizer:
 
     # nouns --------------------------------------------------------------------------------
     def noun(self, node: str) -> tuple[str, str]:
-        """(singular, plural) of what every member of the node's set is."""
-        members = sorted(self.g.sets[node])
+        """(singular, plural) of what every member of the node's positive set is."""
+        if node not in self._nouns:
+            self._nouns[node] = self._choose_noun(node)
+        return self._nouns[node][0]
+
+    def absorbed(self, node: str) -> int | None:
+        """The edge of the class condition that the node's noun states ("films" for "has_instance
+        film"), which its clauses then leave out: "Which films were made by X?"."""
+        self.noun(node)
+        return self._nouns[node][1]
+
+    def _choose_noun(self, node: str) -> tuple[tuple[str, str], int | None]:
+        """The most specific class that every member of the positive set has (a class condition of
+        the node itself included), else their common topic, else the relations' own noun."""
+        members = sorted(self.positive.get(node, self.g.sets[node]))
         kg = self.kg
+        steps = self.plan.steps[node]
+        class_steps = {self.g.anchors[st.child]: st.edge for st in steps if not st.negated and not st.union
+                       and self.plan.is_anchor(st.child) and self._rel(st) in _MEMBERS.values()}
         shared: set[str] | None = None
         for m in members:
             classes = {c for r in CLASS_RELATIONS for c in kg.neighbours(m, r)}
             shared = classes if shared is None else shared & classes
             if not shared:
                 break
-        candidates = [c for c in shared or () if kg.label(c) not in self.anchor_labels]
+        candidates = [c for c in shared or () if c in class_steps or kg.label(c) not in self.anchor_labels]
         if candidates:
             def size(c: str) -> tuple[int, str]:
                 return (sum(len(kg.neighbours(c, _MEMBERS[r])) for r in CLASS_RELATIONS), kg.label(c))
-            return nouns(kg.label(min(candidates, key=size)))
-        relations = [self._rel(st) for st in self.plan.steps[node] if not st.negated]
+            best = min(candidates, key=size)
+            return nouns(kg.label(best)), class_steps.get(best)
+        relations = [self._rel(st) for st in steps if not st.negated]
         topics = {kg.topic(m) for m in members}
         # "people filed under People" says nothing: no topic noun for a set chosen by its topic
         if len(topics) == 1 and (topic := topics.pop()) in vocabulary()["topic_nouns"] and "topic_of" not in relations:
-            return nouns(vocabulary()["topic_nouns"][topic])
-        own = {nouns(self._template(r)[0]["noun"]) for r in relations}
-        return own.pop() if len(own) == 1 else nouns(self.relations["fallback_noun"])
+            return nouns(vocabulary()["topic_nouns"][topic]), None
+        # every member meets every intersected condition, so each one's noun holds (the most
+        # specific is taken); in a union, only a noun all branches agree on does
+        own = list(dict.fromkeys(nouns(self._template(r)[0]["noun"]) for r in relations))
+        specific = [n for n in own if n != nouns(self.relations["default"]["noun"])] or own
+        if len(specific) == 1 or (specific and not any(st.union for st in steps)):
+            return specific[0], None
+        raise Reject("no_noun")  # no class, topic or relation noun holds for the whole set
 
     def _rel(self, step: Step) -> str:
         return traversal(self.kg, step, self.g.relations[step.edge])
 
     def _many(self, node: str) -> bool:
-        return len(self.g.sets[node]) != 1
+        """Plural unless the set, before any negation, has one member: a question about what is
+        left after an exception asks for several ("Which films ..., except ...?")."""
+        return len(self.positive.get(node, self.g.sets[node])) != 1
 
     # phrases ------------------------------------------------------------------------------
     def _source(self, step: Step) -> tuple[str, bool, bool]:
@@ -187,20 +217,29 @@ class Verbalizer:
     def np(self, node: str) -> str:
         """A noun phrase without article for the node's set, in its number."""
         many, noun = self._many(node), self.noun(node)
-        if self.plan.is_projection(node):
-            return self._fill(self.plan.steps[node][0], "term", noun, many)
+        if self.plan.is_projection(node):  # a class condition is its own noun: "the cities"
+            step = self.plan.steps[node][0]
+            return self._fill(step, "term", None if step.edge == self.absorbed(node) else noun, many)
         return self.questions["set"].format(noun=noun[many], conds=self.conds(node, many))
 
     def conds(self, node: str, many: bool) -> str:
-        """The joined relative clauses of an intersection, union or difference."""
+        """The joined relative clauses of an intersection, union or difference (without the class
+        condition its noun already states)."""
         steps = self.plan.steps[node]
-        plain = [self._fill(st, "cond", many=many) for st in steps if not st.union and not st.negated]
+        absorbed = self.absorbed(node)
+        plain = [self._fill(st, "cond", many=many) for st in steps
+                 if not st.union and not st.negated and st.edge != absorbed]
         unions = [self._fill(st, "cond", many=many) for st in steps if st.union]
-        conds = self._join(unions, "or") if unions else self._join(plain, "and")
+        conds = self._join(unions, "or") if unions else self._join(plain, "and") if plain else None
         for st in steps:
             if st.negated:  # "except those that ...": the excluded clause in the plural
+                neg = self._fill(st, "neg", many=many)
+                if conds is None:  # only the noun holds: "films that were not made by X"
+                    conds = neg
+                    continue
                 wording = self.rng.choice(self.questions["not"])
-                conds = wording.format(pos=conds, neg=self._fill(st, "neg", many=many), cond=self._fill(st, "cond"))
+                conds = wording.format(pos=conds, neg=neg, cond=self._fill(st, "cond"))
+        assert conds is not None, "a compound set has a clause besides its noun"
         return conds
 
     def _join(self, clauses: list[str], how: str) -> str:
@@ -254,14 +293,33 @@ class Verbalizer:
         parts: list[Expr] = []
         for st in steps:
             if self.plan.is_anchor(st.child) or self.plan.is_projection(st.child):
-                part: Expr = Term(self._fill(st, "term", noun))
-            else:  # project every term of the child's expression
-                part = self._map(self.lf(st.child),
-                                 lambda t, st=st: Term(self._fill(st, "term", noun, x="the " + t.text)))
+                part: Expr = Term(self._fill(st, "term", None if st.edge == self.absorbed(node) else noun))
+            else:
+                part = self._project(st, self.lf(st.child), noun)
             parts.append(Op("NOT", (part,)) if st.negated else part)
         if len(parts) == 1:
             return parts[0]
         return Op("OR", tuple(parts)) if any(st.union for st in steps) else Op("AND", tuple(parts))
+
+    def _project(self, step: Step, child: Expr, noun: tuple[str, str] | None) -> Expr:
+        """The terms of a projection of a compound set (ip, up, inp).
+
+        A union is projected term by term (projection distributes over it: exact). An
+        intersection or difference is not: "occupations of A" AND NOT "occupations of B" would
+        remove an occupation that one member of B shares with the answers. So only its first
+        positive term is projected, and its other conditions stay as terms about the members it
+        is projected from, never inside a projection: "occupations of the people born in the
+        19th century" AND NOT "Greek people".
+        """
+        def project(term: Term) -> Term:
+            return Term(self._fill(step, "term", noun, x="the " + term.text))
+
+        if isinstance(child, Term):
+            return project(child)
+        if child.op == "OR":
+            return self._map(child, project)
+        first = next(i for i, part in enumerate(child.parts) if isinstance(part, Term))
+        return Op(child.op, tuple(project(p) if i == first else p for i, p in enumerate(child.parts)))
 
     def _map(self, expr: Expr, fn) -> Expr:
         if isinstance(expr, Term):

@@ -89,8 +89,14 @@ def rejected_record(type_name: str, n_passages: int, passage_ids: tuple[str, ...
             "detail": detail, "raw": raw, "attempts": attempts, "source_passages": list(passage_ids)}
 
 
-def run_job(job: Job, passages: dict[str, Passage], client: LLMClient, config: Config) -> Outcome:
-    """One prompt and its fix-up follow-ups -> an Item or a rejected record. Never raises for a bad answer."""
+def run_job(job: Job, passages: dict[str, Passage], client: LLMClient, config: Config,
+            titles: dict[str, str] | None = None) -> Outcome:
+    """One prompt and its fix-up follow-ups -> an Item or a rejected record. Never raises for a bad answer.
+
+    A reply that cannot be read, or whose item fails the automatic checks, goes back to the model
+    with the reasons; an item that still fails them after the last follow-up is kept, marked.
+    `titles` (passage title -> id) finds the passages of the entities a negation excludes.
+    """
     prompt = render(job.type, [passages[pid] for pid in job.passage_ids])
     messages = [{"role": "system", "content": prompt.system}, {"role": "user", "content": prompt.user}]
     attempts = config.llm.fix_attempts + 1
@@ -102,11 +108,17 @@ def run_job(job: Job, passages: dict[str, Passage], client: LLMClient, config: C
         answer, error = parse_answer(reply.text, job.n_passages)
         if error is None:
             try:
-                return build_item(job.item_id, answer, prompt, config.llm.model, config.generate.seed)
+                item = build_item(job.item_id, answer, prompt, config.llm.model, config.generate.seed, titles)
             except Exception as exc:  # noqa: BLE001 - one odd answer must not stop the run; it is kept
                 return rejected_record(*job.key, "build_failed", f"{type(exc).__name__}: {exc}", reply.text, attempt)
+            if item.check.ok or attempt == attempts:
+                return item
+            detail = "; ".join(item.check.reasons)
+        else:
+            detail = error.detail
         messages = [*messages, {"role": "assistant", "content": reply.text or ""},
-                    {"role": "user", "content": fix_message(error.detail)}]
+                    {"role": "user", "content": fix_message(detail)}]
+    assert error is not None  # the last attempt returned unless its reply could not be read
     return rejected_record(*job.key, error.reason, f"after {attempts} attempts: {error.detail}", reply.text,
                            attempts)
 
@@ -182,6 +194,8 @@ def _run_rounds(passages: dict[str, Passage], config: Config, types: tuple[str, 
                 client: LLMClient, prompts: Counter[str]) -> list[Outcome]:
     """Rounds of prompts until every type has per_type checked items or has spent its budget."""
     per_type = config.generate.per_type
+    # title -> passage id (the first id of a repeated title): the passages of excluded entities
+    titles = {p.title: p.id for p in sorted(passages.values(), key=lambda p: p.id, reverse=True) if p.title}
     budget = math.ceil(per_type * config.llm.prompts_per_item)
     sizes = planner.sizes()
     good = Counter[str]()
@@ -206,7 +220,7 @@ def _run_rounds(passages: dict[str, Passage], config: Config, types: tuple[str, 
             if not jobs:
                 break
             progress.total = (progress.total or 0) + len(jobs)
-            futures = [pool.submit(run_job, job, passages, client, config) for job in jobs]
+            futures = [pool.submit(run_job, job, passages, client, config, titles) for job in jobs]
             for future in futures:  # in planning order, whatever order they finish in
                 outcome = _result(future, futures)
                 outcomes.append(outcome)

@@ -68,10 +68,11 @@ def parse_answer(text: str | None, n_passages: int) -> tuple[dict[str, Any] | No
     except RecordError as exc:
         return None, ParseError("schema_invalid", f"does not match the schema: {exc}")
     labels = {f"P{i}" for i in range(1, n_passages + 1)}
-    unknown = sorted({e["passage"] for e in answer["evidence"]} - labels)
-    if unknown:
-        return None, ParseError("bad_evidence", f"evidence cites {', '.join(unknown)}, but the passages are "
-                                                f"{', '.join(sorted(labels))}")
+    for key in ("evidence", "excluded"):
+        unknown = sorted({e["passage"] for e in answer[key]} - labels)
+        if unknown:
+            return None, ParseError("bad_evidence", f"{key} cites {', '.join(unknown)}, but the passages are "
+                                                    f"{', '.join(sorted(labels))}")
     complaint = logical_form_error(answer["logical_form"])
     if complaint:
         return None, ParseError("bad_logical_form", f"logical_form {answer['logical_form']!r} is not quoted phrases "

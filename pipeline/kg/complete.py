@@ -1,0 +1,175 @@
+"""Answer sets checked against the corpus text, not only against the graph.
+
+The graph holds what the extractor read; a sentence it could not read may still say that another
+entity meets a condition ("Lu Xun was a Chinese writer" missing from a Chinese-writers question),
+or that an answer meets the negated one. So before an item is kept, each condition with a named
+anchor is looked up in the corpus, and the sentences found are read with a test looser than the
+extractor's:
+
+- positive conditions (anchor A, relation R, members S in the graph): every sentence of the
+  corpus that names A (found through an index of the sentences' words, so none is missed, unlike
+  a top-k search) and uses a cue word of R (any sentence naming A, for a relation without cue
+  words) names another possible member: the passage's own entity when S holds passage entities,
+  else any entity of R's range named in the sentence. If that entity is not in S, the item is
+  dropped (`corpus_other_member`).
+- negated conditions: a sentence of an answer's own passage that names the negated anchor and uses
+  a cue word of the relation may state the negated fact; the item is dropped
+  (`corpus_meets_negation`).
+
+Names of an entity are its label and every way an evidence sentence names it; cue words of a
+relation are the words that stand between the two mentions in its evidence sentences (the verb
+of "directed by", the noun of "capital of"), the frequent ones. Results are cached per
+(anchor, relation): many items share them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+
+from pipeline.kg.graph import KnowledgeGraph
+from pipeline.kg.query import Plan, traversal
+from pipeline.records import Passage
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+_TOKEN = re.compile(r"\w+")
+# function words: never a relation's cue
+_STOP = frozenset("""a an the and or of in on at to by for from with as is are was were be been being has have had
+that which who whom whose this these those it its his her their he she they also into one first""".split())
+CUE_SHARE = 0.2  # a cue word occurs between the mentions of at least this share of a relation's sentences
+MAX_GAP = 8  # words between the mentions of one statement, at most, for its cue words to count
+
+
+def sentences(text: str) -> list[str]:
+    return _SENTENCE.split(text)
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower())
+
+
+class CorpusCheck:
+    """Looks for members of a condition, or answers meeting a negation, that the graph does not know."""
+
+    def __init__(self, kg: KnowledgeGraph, passages: dict[str, Passage]):
+        self.kg, self.passages = kg, passages
+        self.sentences: list[tuple[str, tuple[str, ...]]] = []  # (passage id, the sentence's tokens)
+        self.postings: dict[str, set[int]] = defaultdict(set)  # token -> sentences
+        self.by_passage: dict[str, list[int]] = defaultdict(list)
+        for pid in sorted(passages):
+            for sentence in sentences(passages[pid].text):
+                words = tuple(tokens(sentence))
+                index = len(self.sentences)
+                self.sentences.append((pid, words))
+                self.by_passage[pid].append(index)
+                for word in set(words):
+                    self.postings[word].add(index)
+        self.names: dict[str, set[tuple[str, ...]]] = defaultdict(set)  # node -> its names, as token tuples
+        gaps: dict[str, Counter[str]] = defaultdict(Counter)
+        statements: Counter[str] = Counter()
+        for (s, relation, o), evidence in kg.evidence.items():
+            for e in evidence:
+                self.names[s].add(tuple(tokens(e.subject_mention)))
+                self.names[o].add(tuple(tokens(e.object_mention)))
+                statements[relation] += 1
+                gaps[relation].update(set(_between(e.sentence, e.subject_mention, e.object_mention)))
+        for node, label in kg.labels.items():
+            self.names[node].add(tuple(tokens(label)))
+        self.cues = {r: frozenset(w for w, n in gaps[r].items() if n >= CUE_SHARE * statements[r]) for r in statements}
+        # the entity a passage is about: the passage's own node, else the node labelled with its title
+        by_label = {label: node for node, label in sorted(kg.labels.items(), reverse=True)}
+        self.entity_of = {pid: pid if pid in kg.labels else by_label.get(p.title, pid) for pid, p in passages.items()}
+        self.passages_of: dict[str, list[str]] = defaultdict(list)
+        for pid, entity in sorted(self.entity_of.items()):
+            self.passages_of[entity].append(pid)
+        self.with_passage = frozenset(self.passages_of)
+        self._range: dict[str, dict[tuple[str, ...], set[str]]] = {}  # relation -> name -> nodes it reaches
+        self._other: dict[tuple[str, str], bool] = {}
+
+    def _naming(self, node: str) -> set[int]:
+        """The sentences that name the node (all tokens of one of its names, in a row)."""
+        found: set[int] = set()
+        for name in self.names[node]:
+            if not name:
+                continue
+            candidates = set.intersection(*(self.postings.get(t, set()) for t in name))
+            found |= {i for i in candidates if _contains(self.sentences[i][1], name)}
+        return found
+
+    def _cued(self, index: int, relation: str) -> bool:
+        cues = self.cues.get(relation)
+        return not cues or not cues.isdisjoint(self.sentences[index][1])
+
+    def _range_names(self, relation: str) -> dict[tuple[str, ...], set[str]]:
+        """Every name of every node some fact of `relation` points to."""
+        if relation not in self._range:
+            by_name: dict[tuple[str, ...], set[str]] = defaultdict(set)
+            for node in self.kg.subjects.get(self.kg.inverses[relation], ()):
+                for name in self.names[node]:
+                    if name:
+                        by_name[name].add(node)
+            self._range[relation] = dict(by_name)
+        return self._range[relation]
+
+    def other_member(self, anchor: str, relation: str) -> bool:
+        """Might the corpus say that an entity the graph does not reach from `anchor` along `relation` is reached?"""
+        key = (anchor, relation)
+        if key not in self._other:
+            self._other[key] = self._other_member(anchor, relation, frozenset(self.kg.neighbours(anchor, relation)))
+        return self._other[key]
+
+    def _other_member(self, anchor: str, relation: str, members: frozenset[str]) -> bool:
+        passage_entities = members <= self.with_passage
+        by_name = {} if passage_entities else self._range_names(relation)
+        longest = max(map(len, by_name), default=0)
+        for index in sorted(self._naming(anchor)):
+            pid, words = self.sentences[index]
+            if not self._cued(index, relation):
+                continue
+            if passage_entities:  # the passage's own entity (a passage the graph knows nothing of, too)
+                if self.entity_of[pid] not in members | {anchor}:
+                    return True
+                continue
+            named = {node for n in range(1, longest + 1) for k in range(len(words) - n + 1)
+                     for node in by_name.get(words[k:k + n], ())}
+            if named - members - {anchor}:
+                return True
+        return False
+
+    def meets_negation(self, answer: str, relation: str, anchor: str) -> bool:
+        """Might the answer's own passage say that it meets the negated condition (answer -relation-> anchor)?"""
+        naming = self._naming(anchor)
+        return any(i in naming and self._cued(i, relation) for pid in self.passages_of.get(answer, ())
+                   for i in self.by_passage[pid])
+
+    def reject_reason(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str],
+                      sets: dict[str, set[str]]) -> str | None:
+        """Why the grounding's answers may be wrong with respect to the corpus, or None."""
+        kg = self.kg
+        for node, steps in plan.steps.items():
+            for st in steps:
+                if not plan.is_anchor(st.child):
+                    continue
+                anchor, forward = anchors[st.child], traversal(kg, st, relations[st.edge])
+                if st.negated:
+                    if any(self.meets_negation(m, kg.inverses[forward], anchor) for m in sorted(sets[node])):
+                        return "corpus_meets_negation"
+                elif self.other_member(anchor, forward):
+                    return "corpus_other_member"
+        return None
+
+
+def _contains(words: tuple[str, ...], name: tuple[str, ...]) -> bool:
+    n = len(name)
+    return any(words[k:k + n] == name for k in range(len(words) - n + 1))
+
+
+def _between(sentence: str, first: str, second: str) -> Iterable[str]:
+    """The content words between two mentions in a sentence (either order), if they are close."""
+    i, j = sentence.find(first), sentence.find(second)
+    if i < 0 or j < 0:
+        return []
+    start, end = (i + len(first), j) if i < j else (j + len(second), i)
+    words = tokens(sentence[start:end])
+    return [w for w in words if w not in _STOP and not w.isdigit()] if len(words) <= MAX_GAP else []

@@ -1,0 +1,409 @@
+"""Reading one passage: the statements its sentences make, from spaCy's entities and dependency parse.
+
+A reading is what one passage says on its own, before the corpus is known (so it can be cached
+by the passage's hash and computed anywhere): its title (given, or recovered from the start of
+the text), and statements `subject - pattern - object`, each with the sentence that makes it and
+the substrings of that sentence that name both ends. Patterns are lemma paths, in the active voice:
+
+- `is a` (object: a class noun) and `nationality` (a NORP adjective), from the definitional first
+  sentence "X is/was a [American] poet[, philosopher and writer]"; `also a` for the same said of a
+  named entity elsewhere ("Alexis Carrel, a distinguished surgeon and biologist");
+- `bear in` / `die in` with a year, from a lifespan "(June 3, 1926 – April 5, 1997)" after the subject;
+- `VERB` (direct object), `VERB PREP` (prepositional object) between named entities, the passive
+  turned active ("Barry Lyndon was directed by Stanley Kubrick" -> Stanley Kubrick `direct` Barry Lyndon);
+  participles and relative clauses take the noun they modify ("a film directed by ..."), verbs in a
+  conjunction share subject and agent ("written, produced and directed by ...");
+- `be NOUN PREP` from a copula or apposition ("X is the capital of Y", "X, a city in Y").
+
+Ends are named entities (spaCy NER, typed coarsely) or mentions of the passage's own subject (the
+title, the full name its first sentence gives, the surname): type `SELF`. A pronoun names nothing,
+so "He was born in Vienna" says nothing here. Negated and modal verbs are skipped. Which patterns
+become which relations is decided for the whole corpus (`extract.py`, `vocabulary.yaml`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from pipeline.kg.nlp import lemma
+from pipeline.passages import recover_title
+
+VERSION = "reading-2"  # bump when the statements a passage yields change (the cache key)
+
+ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
+                "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
+                "DATE": "DATE"}
+SELF = "SELF"
+_PREPOSITIONS = {"in", "at", "of", "for", "from", "to", "with", "into", "on", "under", "after", "by", "as", "near",
+                 "through", "between", "against", "within", "across"}
+_NOUN_PREPOSITIONS = {"of", "in", "to", "for", "on"}
+_MODALS = {"may", "might", "could", "would", "should", "must", "can"}
+_RELATIVE = {"who", "which", "that", "whom", "whose"}
+_YEAR = re.compile(r"(?<![\d.,])(\d{3,4})(?![\d,]|s\b)(?:\s*(BC|BCE|AD|CE)\b)?|(?<![\d.,])(\d{1,2})\s*(BC|BCE)\b")
+_DECADE = re.compile(r"\b(\d{3}0)s\b")
+_CENTURY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)[- ]century(?:\s*(BC|BCE))?", re.IGNORECASE)
+_DASH = re.compile(r"\s*[–—-]\s*|(?<=\d)(?=[A-Z])")  # "1924December 30" (a dash lost in the corpus)
+
+
+class Statement(NamedTuple):
+    """One statement of a reading (stored as a plain list in the cache)."""
+
+    sentence: int  # index into the reading's sentences
+    subject: str  # name
+    subject_type: str
+    subject_text: str  # as written in the sentence
+    pattern: str
+    object: str
+    object_type: str
+    object_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    name: str  # the entity's name (normalised: no leading "the", no "'s")
+    type: str  # coarse type: PERSON PLACE ORG NORP WORK EVENT LANGUAGE DATE, or SELF
+    text: str  # as written in the sentence
+    start: int  # token span in the doc
+    end: int
+
+
+def title_and_body(title: str, text: str) -> tuple[str, str]:
+    """The passage's title (recovered from the text when empty) and the text after a repeated title."""
+    if title:
+        return title, text
+    recovered = recover_title(text)
+    return (recovered, text[len(recovered):].lstrip()) if recovered else ("", text)
+
+
+def bare_title(title: str) -> str:
+    """'Chicken Little (2005 film)' -> 'Chicken Little'."""
+    return re.sub(r"\s*\([^()]*\)$", "", title).strip()
+
+
+def year_value(text: str) -> str | None:
+    """The year, decade or century a date names ("June 3, 1926" -> "1926", "470 BC", "1850s",
+    "19th century"), or None."""
+    if match := _YEAR.search(text):
+        number, era = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+        return f"{int(number)} BC" if era in ("BC", "BCE") else str(int(number))
+    if match := _DECADE.search(text):
+        return f"{match.group(1)}s"
+    if match := _CENTURY.search(text):
+        return f"{int(match.group(1))}th century" + (" BC" if match.group(2) else "")
+    return None
+
+
+def read_docs(titled: Iterable[tuple[str, str]], docs: Iterable) -> Iterator[dict]:
+    """One reading per (title, body) and its parsed body."""
+    for (title, _), doc in zip(titled, docs):
+        yield _Reader(title, doc).reading()
+
+
+class _Reader:
+    def __init__(self, title: str, doc) -> None:
+        self.title, self.doc = title, doc
+        self.sentences: list[str] = []
+        self.sentence_index: dict[int, int] = {}  # doc sentence start -> index in self.sentences
+        self.statements: list[list] = []
+        self.names: list[list] = []
+        self.mentions: dict[int, Mention] = {}  # token index -> mention covering it
+        self.self_types: list[str] = []  # NER types of the mentions of the passage's subject
+        self._mentions()
+
+    # mentions ---------------------------------------------------------------------------
+    def _mentions(self) -> None:
+        for ent in self.doc.ents:
+            kind = ENTITY_TYPES.get(ent.label_)
+            if kind:
+                self._add(Mention(_normalise(ent.text), kind, ent.text, ent.start, ent.end))
+        if self.title:
+            for alias in sorted(self._aliases(), key=len, reverse=True):
+                for match in re.finditer(rf"(?<!\w){re.escape(alias)}(?!\w)", self.doc.text):
+                    self._alias_at(alias, match.start(), match.end())
+
+    def _aliases(self) -> set[str]:
+        """The names of the passage's subject: its title, the name its first sentence opens with
+        when that holds the title ("Irwin Allen Ginsberg"), and then a person's surname."""
+        aliases = {bare_title(self.title)}
+        first = next(iter(self.doc.sents), None)
+        if first is None:
+            return aliases
+        opening = sorted({m for i, m in self.mentions.items() if first.start <= i < first.start + 3},
+                         key=lambda m: m.start)
+        for mention in opening:  # "Sir Alfred Joseph Hitchcock": a title or two may come first
+            if mention.type in ("PERSON", "ORG", "PLACE", "WORK", "EVENT") and _holds_title(mention.text, self.title):
+                aliases.update((mention.name, mention.text))
+                words = bare_title(self.title).split()
+                if mention.type == "PERSON" and len(words) >= 2 and words[-1].isalpha():
+                    aliases.add(words[-1])  # "Vesalius"
+                break
+        return aliases
+
+    def _alias_at(self, alias: str, start_char: int, end_char: int) -> None:
+        span = self.doc.char_span(start_char, end_char, alignment_mode="expand")
+        if span is None:
+            return
+        start, end = span.start, span.end
+        around = {m for i in range(start, end) if (m := self.mentions.get(i)) and m.type != SELF}
+        for m in around:
+            if m.name == alias:  # NER's span with the article: "the Amu Darya"
+                start, end = min(start, m.start), max(end, m.end)
+        if any(m.start < start or m.end > end for i in range(start, end) if (m := self.mentions.get(i))):
+            return  # inside a longer name: "Ankara Province" is not Ankara
+        self.self_types.extend(m.type for m in around)  # what NER took the subject for
+        self._add(Mention(self.title, SELF, self.doc[start:end].text, start, end))
+
+    def _add(self, mention: Mention) -> None:
+        for i in range(mention.start, mention.end):
+            old = self.mentions.get(i)
+            if old is not None and old.type != SELF:
+                for j in range(old.start, old.end):
+                    self.mentions.pop(j, None)
+        for i in range(mention.start, mention.end):
+            self.mentions[i] = mention
+
+    def mention(self, token) -> Mention | None:
+        return self.mentions.get(token.i)
+
+    def arguments(self, token) -> list[Mention]:
+        """The mentions a dependent names: itself and the conjuncts ("Vienna and Paris")."""
+        found = []
+        alternatives = any(c.dep_ == "cc" and c.lower_ == "or" for c in token.children)
+        for t in (token,) if alternatives else (token, *token.conjuncts):  # "The Angara or Angar": one river
+            m = self.mention(t)
+            if m is not None and m not in found:
+                found.append(m)
+        return found
+
+    # statements -------------------------------------------------------------------------
+    def state(self, subject: Mention, pattern: str, obj: Mention, sentence) -> None:
+        if subject.name == obj.name or not subject.name or not obj.name:
+            return
+        if subject.text not in sentence.text or obj.text not in sentence.text:
+            return  # a name across a sentence break the parser put inside it: no evidence
+        index = self.sentence_index.setdefault(sentence.start, len(self.sentences))
+        if index == len(self.sentences):
+            self.sentences.append(sentence.text)
+        self.statements.append([index, subject.name, subject.type, subject.text, pattern, obj.name, obj.type, obj.text])
+
+    def reading(self) -> dict:
+        for number, sentence in enumerate(self.doc.sents):
+            if number == 0 and self.title:
+                self._definition(sentence)
+            for token in sentence:
+                if token.tag_.startswith("VB"):
+                    self._verb(token, sentence)
+                if token.dep_ == "appos":
+                    self._apposition(token, sentence)
+            self._co_mentions(sentence)
+        return {"title": self.title, "sentences": self.sentences, "statements": self.statements,
+                "self_types": sorted(set(self.self_types))}
+
+    def _co_mentions(self, sentence) -> None:
+        """`mention`: the passage's subject and another name in one sentence (a title mention, if
+        the corpus has an article of that name)."""
+        found = {self.mentions[i] for i in range(sentence.start, sentence.end) if i in self.mentions}
+        subjects = [m for m in found if m.type == SELF]
+        if subjects:
+            subject = min(subjects, key=lambda m: m.start)
+            for other in sorted(found - set(subjects), key=lambda m: m.start):
+                if other.type not in ("DATE", "NORP"):
+                    self.state(subject, "mention", other, sentence)
+
+    def _definition(self, sentence) -> None:
+        """"X (1928–1999) is/was a [NORP] CLASS[, CLASS and CLASS]": classes, nationality, lifespan."""
+        root = sentence.root
+        subjects = [m for t in root.children if t.dep_ == "nsubj" for m in self.arguments(t) if m.type == SELF]
+        if not subjects:
+            return
+        self._lifespan(subjects[0], sentence)
+        if lemma(root) == "be":
+            for attr in (t for t in root.children if t.dep_ == "attr" and not self.mention(t)):
+                head = _class_head(attr)
+                if head is not None and not any(d.lower_ == "the" for d in head.children if d.dep_ == "det"):
+                    self._classes(subjects[0], head, sentence)  # "the capital of ..." is a relation: _copula
+
+    def _classes(self, subject: Mention, head, sentence, pattern: str = "is a") -> None:
+        for noun in (head, *head.conjuncts):
+            if noun.tag_ not in ("NN", "NNS") or noun is not head and any(
+                    c.dep_ == "det" and c.lower_ == "the" or c.dep_ == "prep" and c.lower_ == "of"
+                    for c in noun.children):
+                continue  # "a prophet, high priest, and the brother of Moses": a relation
+            self.state(subject, pattern, Mention(_class_name(noun), "CLASS", noun.text, noun.i, noun.i + 1), sentence)
+            for mod in noun.children:
+                m = self.mention(mod)
+                if m and m.type == "NORP" and mod.dep_ in ("amod", "compound"):
+                    self.state(subject, "nationality", m, sentence)
+                    for other in mod.conjuncts:  # "a British and American actress"
+                        if (o := self.mention(other)) and o.type == "NORP":
+                            self.state(subject, "nationality", o, sentence)
+                year = year_value(m.text) if m and m.type == "DATE" else None
+                if year and mod.dep_ in ("nummod", "compound", "amod"):
+                    self.state(subject, "be from", Mention(year, "DATE", m.text, m.start, m.end), sentence)
+
+    def _lifespan(self, subject: Mention, sentence) -> None:
+        """Years of "(June 3, 1926 – April 5, 1997)", "(born 1951)", "(c. 470 – 399 BC)" right after the subject."""
+        after = self.doc[subject.end:sentence.end].text
+        match = re.match(r"\s*\(([^()]*)\)", after)
+        if not match:
+            return
+        inside = match.group(1)
+        parts = _DASH.split(inside, maxsplit=1)
+        born = died = None  # the year as written ("1926", "399 BC")
+        if len(parts) == 2 and _YEAR.search(parts[0]) and _YEAR.search(parts[1]):
+            born, died = list(_YEAR.finditer(parts[0]))[-1].group(0), _YEAR.search(parts[1]).group(0)
+        elif match := re.search(r"\bborn\b(.*)", inside):
+            born = _YEAR.search(match.group(1)).group(0) if _YEAR.search(match.group(1)) else None
+        elif match := re.search(r"\b(?:died|d\.)\s(.*)", inside):
+            died = _YEAR.search(match.group(1)).group(0) if _YEAR.search(match.group(1)) else None
+        born_value, died_value = (year_value(x) if x else None for x in (born, died))
+        if born_value and died_value and died_value.endswith("BC") and born_value.isdigit() \
+                and int(born_value) >= int(died_value.split()[0]):
+            born_value += " BC"  # "470 – 399 BC": both before Christ
+        for pattern, text, value in (("bear in", born, born_value), ("die in", died, died_value)):
+            if value:
+                written = re.sub(r"\s*(BC|BCE|AD|CE)$", "", text.strip())
+                self.state(subject, pattern, Mention(value, "DATE", written, -1, -1), sentence)
+
+    def _verb(self, verb, sentence) -> None:
+        if any(c.dep_ == "neg" or c.lower_ in _MODALS for c in verb.children):
+            return
+        verb_lemma = lemma(verb)
+        if verb_lemma in ("be", "have"):
+            return self._copula(verb, sentence) if verb_lemma == "be" else None
+        passive = _is_passive(verb)
+        subjects = self._subjects(verb)
+        objects = [] if passive else [m for c in verb.children if c.dep_ == "dobj" for m in self.arguments(c)]
+        for obj in objects:
+            for subject in subjects:
+                self.state(subject, verb_lemma, obj, sentence)
+        for child in verb.children:
+            if child.dep_ in ("prep", "dative") and child.lower_ in _PREPOSITIONS and child.lower_ != "by":
+                for obj in (m for c in child.children if c.dep_ == "pobj" for m in self._objects(c)):
+                    # "X founded Y in 1850" dates Y as "Y was founded in 1850" does
+                    for subject in subjects + [o for o in objects if obj.type == "DATE"]:
+                        self.state(subject, f"{verb_lemma} {child.lower_}", obj, sentence)
+        for agent in self._agents(verb) if passive else ():  # read actively: "directed by K" -> K direct X
+            for patient in subjects:
+                self.state(agent, verb_lemma, patient, sentence)
+
+    def _objects(self, pobj) -> Iterator[Mention]:
+        """The mentions a prepositional object names, a date as its year ("in 1850" -> 1850)."""
+        for obj in self.arguments(pobj):
+            if obj.type != "DATE":
+                yield obj
+            elif value := year_value(obj.text):
+                yield Mention(value, "DATE", obj.text, obj.start, obj.end)
+
+    def _subjects(self, verb) -> list[Mention]:
+        """Who or what the verb is about (the passive's patient)."""
+        found = [m for c in verb.children if c.dep_ in ("nsubj", "nsubjpass") for m in self.arguments(c)]
+        relative = any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in _RELATIVE for c in verb.children)
+        if found:
+            return found
+        if verb.dep_ in ("acl", "relcl") and (verb.dep_ == "acl" or relative):
+            return self._noun_entity(verb.head)
+        if verb.dep_ == "conj" and verb.head.tag_.startswith("VB"):
+            return self._subjects(verb.head)
+        return []
+
+    def _noun_entity(self, noun) -> list[Mention]:
+        """The entity a noun stands for: itself, or the subject it is said of ("X is a film [directed by]")."""
+        if found := self.arguments(noun):
+            return found
+        if noun.dep_ == "attr" and lemma(noun.head) == "be":
+            return [m for c in noun.head.children if c.dep_ == "nsubj" for m in self.arguments(c)]
+        if noun.dep_ == "appos":
+            return self.arguments(noun.head)
+        if noun.dep_ == "conj":
+            return self._noun_entity(noun.head)
+        return []
+
+    def _agents(self, verb) -> list[Mention]:
+        """The by-agents of a passive, shared along a conjunction ("written, produced and directed by")."""
+        for v in (verb, *verb.conjuncts):
+            found = [m for c in v.children if c.dep_ == "agent" for p in c.children if p.dep_ == "pobj"
+                     for m in self.arguments(p)]
+            if found:
+                return found
+        return []
+
+    def _copula(self, verb, sentence) -> None:
+        """"X is the capital of Y", "X is a city in Y": `be NOUN PREP`; "X was a Japanese actor": `also a`."""
+        subjects = [m for c in verb.children if c.dep_ == "nsubj" for m in self.arguments(c)]
+        for attr in (c for c in verb.children if c.dep_ == "attr"):
+            self._relational_noun(subjects, attr, sentence)
+            self._described(subjects, attr, sentence)
+
+    def _apposition(self, noun, sentence) -> None:
+        """"Paris, the capital of France, ...", "Alexis Carrel, a distinguished surgeon and biologist, ..."."""
+        subjects = self.arguments(noun.head)
+        if subjects and not self.mention(noun):
+            self._relational_noun(subjects, noun, sentence)
+            self._described(subjects, noun, sentence)
+
+    def _described(self, subjects: list[Mention], noun, sentence) -> None:
+        """Classes said of a named entity outside the definition (`also a`: only listed classes count)."""
+        head = None if self.mention(noun) else _class_head(noun)
+        if head is not None and any(d.dep_ == "det" and d.lower_ in ("a", "an") for d in head.children):
+            for subject in subjects:
+                self._classes(subject, head, sentence, "also a")
+
+    def _relational_noun(self, subjects: list[Mention], noun, sentence) -> None:
+        if not subjects or self.mention(noun):
+            return
+        head = _class_head(noun)
+        if head is None:
+            return
+        nouns = [head, *(c for c in head.conjuncts if c.tag_ in ("NN", "NNS"))]
+        # "the capital and largest city of Algeria": the prepositions of the last noun serve all
+        preps = [c for n in nouns for c in n.children if c.dep_ == "prep" and c.lower_ in _NOUN_PREPOSITIONS]
+        for prep in preps:
+            for pobj in (c for c in prep.children if c.dep_ == "pobj"):
+                for obj in self.arguments(pobj):
+                    if obj.type == "DATE":
+                        continue
+                    for n in nouns:
+                        for subject in subjects:
+                            self.state(subject, f"be {lemma(n)} {prep.lower_}", obj, sentence)
+
+
+def _is_passive(verb) -> bool:
+    """"was directed by", and the participle of "a film directed by" or "written and directed by"."""
+    return any(c.dep_ in ("nsubjpass", "auxpass") for c in verb.children) or (
+        verb.dep_ in ("acl", "conj") and verb.tag_ == "VBN" and not any(c.dep_ == "nsubj" for c in verb.children))
+
+
+def _normalise(text: str) -> str:
+    text = re.sub(r"^(?:the|The)\s+", "", text.strip())
+    text = re.sub(r"(?:'s|’s|')$", "", text)
+    return text.strip(" ,.;:\"'")
+
+
+def _holds_title(text: str, title: str) -> bool:
+    """Does a name hold all the title's words in order ("Irwin Allen Ginsberg" holds "Allen Ginsberg")?"""
+    words = iter(text.lower().split())
+    wanted = bare_title(title).lower().split()
+    return bool(wanted) and all(any(w == x for x in words) for w in wanted)
+
+
+def _class_head(noun):
+    """The noun a class is named by: "one of the largest cities" -> cities."""
+    if noun.lower_ in ("one", "some", "any", "each") and noun.tag_ in ("CD", "NN", "DT"):
+        for prep in (c for c in noun.children if c.dep_ == "prep" and c.lower_ == "of"):
+            for pobj in (c for c in prep.children if c.dep_ == "pobj"):
+                return pobj
+        return None
+    return noun if noun.tag_ in ("NN", "NNS") else None
+
+
+def _class_name(noun) -> str:
+    """A class noun with the compound noun before it ("film director", "rock band"), singular."""
+    words = [lemma(noun)]
+    compounds = [c for c in noun.children if c.dep_ == "compound" and c.i == noun.i - 1 and c.tag_ in ("NN", "NNS")]
+    if compounds:
+        words.insert(0, compounds[0].lower_)
+    return " ".join(words)
