@@ -14,6 +14,7 @@ from pipeline.errors import ComlqError
 from pipeline.generator import GenerationResult, get_generator
 from pipeline.passages import load_passages
 from pipeline.querytypes import TYPE_NAMES
+from pipeline.schemas import check_output_folder
 
 
 def check_types(types: tuple[str, ...]) -> tuple[str, ...]:
@@ -28,7 +29,7 @@ def generate(config: Config, passages_path: str | Path, out_dir: str | Path,
     """Run the configured generator (config.generate.generator) and write its files into `out_dir`."""
     generator = get_generator(config.generate.generator)
     check_types(types)
-    out_dir = Path(out_dir)
+    out_dir = check_output_folder(out_dir)  # before any work
     result = generator.generate(load_passages(passages_path), config, types, out_dir)
     generator.write(result, out_dir)
     return result

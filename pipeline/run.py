@@ -7,11 +7,16 @@ the run folder unless PREFECT_API_URL names a server), runs the flow and says wh
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline.errors import ComlqError
 from pipeline.runfolder import OUTPUTS, RunFolder
+from pipeline.runlock import RunLock
 
 
 @dataclass
@@ -35,16 +40,63 @@ class RunResult:
 
 def run(out: str | Path, config: str | None = None, *, review: bool = False, task_runner: str = "threads",
         dask_address: str | None = None, verbose: bool = False, **overrides: Any) -> RunResult:
-    """Run build_benchmark on `out`; overrides: source, limit, generator, per_type, seed, types."""
+    """Run build_benchmark on `out`; overrides: source, limit, generator, per_type, seed, types.
+
+    Everything that can be checked is checked first (pipeline.orchestration.parameters), then
+    the run folder is locked (one run per folder), then Prefect starts.
+    """
     from pipeline.orchestration import settings
+    from pipeline.orchestration.parameters import check_run, expand_run_dir
 
-    out = Path(out)
-    settings.configure(out, verbose)  # before prefect is imported
-    from pipeline.orchestration.flows import build_benchmark
+    out = Path(expand_run_dir(str(out)))
+    types = overrides.pop("types", None)
+    check_run(out, config, types, **overrides)
+    with RunLock(out):
+        settings.configure(out, verbose)  # before prefect is imported
+        watchdog = _guard_ephemeral_api()
+        try:
+            from pipeline.orchestration.flows import build_benchmark
 
-    state = build_benchmark(run_dir=str(out), config=config, review=review, task_runner=task_runner,
-                            dask_address=dask_address, return_state=True, **overrides)
-    counts = state.result()  # re-raises the stage's error (a ComlqError prints as one line)
+            with api_errors():
+                state = build_benchmark(run_dir=str(out), config=config, review=review, task_runner=task_runner,
+                                        dask_address=dask_address, types=types, return_state=True, **overrides)
+                counts = state.result()  # re-raises the stage's error (a ComlqError prints as one line)
+        finally:
+            if watchdog is not None:
+                watchdog.kill()
+                watchdog.wait()
     paths = dict(zip(OUTPUTS, RunFolder(out).paths(OUTPUTS)))
     written = {what: path for what, path in paths.items() if path.exists()}
     return RunResult(out, state.name or "Completed", state.message or "", written, counts)
+
+
+def _guard_ephemeral_api() -> subprocess.Popen[bytes] | None:
+    """Start Prefect's temporary API server now (Prefect would on first use) and a watchdog that
+    stops it should this process die without its atexit handlers (kill -9); None with PREFECT_API_URL."""
+    from prefect.settings import PREFECT_API_URL
+
+    if PREFECT_API_URL.value():
+        return None
+    from prefect.server.api.server import SubprocessASGIServer
+
+    from pipeline.orchestration import watchdog
+
+    server = SubprocessASGIServer()  # the instance Prefect's client finds (one per port; None: any)
+    with api_errors():
+        server.start()
+    return watchdog.start(server.server_process.pid) if server.server_process else None
+
+
+@contextmanager
+def api_errors() -> Iterator[None]:
+    """The Prefect API failing under a run (its server killed, a timeout) as one line."""
+    import httpx
+
+    try:
+        yield
+    except (httpx.TransportError, RuntimeError) as exc:
+        if isinstance(exc, RuntimeError) and "Prefect API" not in str(exc):
+            raise
+        raise ComlqError(f"the Prefect API stopped answering ({type(exc).__name__}: "
+                                 f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}); "
+                                 "run the same command again: finished stages are kept") from None

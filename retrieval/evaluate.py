@@ -9,8 +9,8 @@ REPORT/report.md        tables; REPORT/*.png plots
 
 from __future__ import annotations
 
-import re
 import logging
+import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,7 +19,7 @@ from typing import Any
 from pipeline.config import Config
 from pipeline.errors import ComlqError
 from pipeline.runfolder import ReportFolder
-from pipeline.schemas import write_json
+from pipeline.schemas import check_output_folder, write_json
 from retrieval.base import RetrieverUnavailable, describe, write_trec
 from retrieval.beir import load_beir
 from retrieval.metrics import per_query, summarize
@@ -44,7 +44,7 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
     specs = [canonical(s) for s in (retrievers or config.evaluate.retrievers)]
     if not specs:
         raise ComlqError("no retrievers given")
-    report = ReportFolder(out)
+    report = ReportFolder(check_output_folder(out))  # before any work
     data = load_beir(beir, split)
     factory = Factory(config.evaluate, config.llm, progress=progress)
     built, skipped = {}, {}

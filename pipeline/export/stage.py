@@ -27,7 +27,8 @@ from pipeline.export.rows import annotator_pseudonyms, export_row
 from pipeline.export.split import SPLITS, SplitUnit, assign_splits, leakage_groups, parse_ratios
 from pipeline.passages import SAMPLE_PATH, load_passages
 from pipeline.runfolder import ExportFolder, RunFolder
-from pipeline.schemas import validate
+from pipeline.schemas import check_output_folder, validate
+
 
 @dataclass
 class ExportResult:
@@ -48,10 +49,16 @@ def default_passages(run_dir: Path) -> Path:
     return own if own.is_file() else SAMPLE_PATH
 
 
-@contextmanager
-def _staged(out: Path) -> Iterator[Path]:
+def check_export_folder(out: Path) -> None:
+    """An export replaces an earlier export, nothing else; its parent folder must be writable."""
     if out.exists() and not (out.is_dir() and set(os.listdir(out)) <= set(ExportFolder.ENTRIES)):
         raise ComlqError(f"{out}: exists and is not an export folder; refusing to replace it")
+    check_output_folder(out.parent)
+
+
+@contextmanager
+def _staged(out: Path) -> Iterator[Path]:
+    check_export_folder(out)
     staging = out.parent / f".{out.name}.tmp-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
@@ -70,6 +77,7 @@ def _staged(out: Path) -> Iterator[Path]:
 def export(run_dir: str | Path, out: str | Path, config: ExportConfig,
            passages_path: str | Path | None = None) -> ExportResult:
     run_dir, out = Path(run_dir), Path(out)
+    check_export_folder(out)  # before any work
     ratios = parse_ratios(config.ratios)
     if config.distractors < 0:
         raise ComlqError(f"distractors: {config.distractors} is negative")
