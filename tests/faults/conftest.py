@@ -65,7 +65,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     for p in probes:
         if p.traceback or p.lost or p.orphans:
             write(f"  FAULT {p.test} [{p.what}]: traceback={p.traceback} lost={p.lost} orphans={p.orphans}")
-    write(f"faults: {len(probes)} probes tried, {sum(p.traceback for p in probes)} tracebacks, "
+    tests = {p.test for p in probes}
+    passed = {r.nodeid.split("::", 1)[-1] for r in terminalreporter.stats.get("passed", [])
+              if r.when == "call" and "tests/faults/" in r.nodeid}
+    write(f"faults: {len(tests)} probe tests, {len(tests & passed)} passed; {len(probes)} probes tried, "
+          f"{sum(p.traceback for p in probes)} tracebacks, "
           f"{sum(p.lost for p in probes)} items lost, {sum(p.orphans for p in probes)} orphan processes")
 
 
