@@ -275,3 +275,14 @@ def mounted_tmpfs(path: Path, size: str = "64k", read_only: bool = False) -> Ite
 
 def can_mount() -> bool:
     return os.geteuid() == 0 and Path("/bin/mount").exists()
+
+
+# ---------------------------------------------------------------- the scripted LLM endpoint
+
+
+@pytest.fixture(scope="session")
+def scripted():
+    """The scripted OpenAI-compatible server's module (the one import of it: it is moving to tests/support)."""
+    from pipeline.llm import scripted_server
+
+    return scripted_server
