@@ -286,3 +286,12 @@ def scripted():
     from pipeline.llm import scripted_server
 
     return scripted_server
+
+
+@pytest.fixture(scope="session")
+def procs():
+    """The process helpers above, for test modules (a conftest is not importable as a module)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(alive=alive, descendants=descendants, listening_ports=listening_ports,
+                           clean_env=clean_env, group_members=group_members, kill_all=kill_all)
