@@ -42,7 +42,7 @@ class RunInput:
     candidates: list[Candidate]
     dropped: Counter[Reason] = field(default_factory=Counter)  # items left out, per reason
     dropped_items: int = 0
-    generation_failures: Counter[str] = field(default_factory=Counter)  # rejected.jsonl, per reason
+    generation_failures: Counter[str] = field(default_factory=Counter)  # rejected.jsonl: attempts per reason
     stats: dict[str, Any] = field(default_factory=dict)  # stats.json of the generation stage
     agreement: dict[str, Any] | None = None  # review/agreement.json (schemas/agreement)
     reviewed: bool = False
@@ -60,7 +60,8 @@ def read_run(folder: str | Path) -> RunInput:
     else:
         run = _from_check(list(items.values()))
     if run_folder.rejected.is_file():
-        run.generation_failures = Counter(r["reason"] for r in read_jsonl(run_folder.rejected, "rejected"))
+        for record in read_jsonl(run_folder.rejected, "rejected"):  # a record may stand for many attempts
+            run.generation_failures[record["reason"]] += record.get("attempts") or 1
     if run_folder.stats.is_file():
         run.stats = read_json(run_folder.stats)
     if run_folder.review.agreement.is_file():

@@ -257,7 +257,7 @@ def test_cli_export_and_its_errors(offline_run: Path, tmp_path: Path, capsys, mo
     assert main(["export", str(offline_run), "--out", str(out), "--ratios", "0.7,0.7"]) == 2
     assert "ratios" in capsys.readouterr().err
     assert main(["export", str(offline_run), "--out", str(out), "--distractors", "-1"]) == 2
-    assert "distractors: -1 is negative" in capsys.readouterr().err
+    assert "'distractors' must be >= 0, not -1" in capsys.readouterr().err  # range-checked with the settings
 
     monkeypatch.delenv("HF_TOKEN", raising=False)
     assert main(["export", str(offline_run), "--out", str(tmp_path / "hub"), "--push-to-hub", "me/comlq"]) == 2
