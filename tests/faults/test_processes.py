@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-KILLS = ["main-pid", "process-group"]
+KILLS = ["main-pid", "process-group", "api-server"]
 
 
 def _wait(condition, seconds: float, what: str) -> None:
@@ -24,6 +24,11 @@ def _wait(condition, seconds: float, what: str) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {seconds} s waiting for {what}")
         time.sleep(0.2)
+
+
+def _listener(procs, pid: int) -> int:
+    """The descendant of `pid` that listens on a TCP port (the temporary API server)."""
+    return next(p for p in procs.descendants(pid) if procs.listening_ports([p]))
 
 
 def _cmdline(pid: int) -> bytes:
@@ -56,7 +61,17 @@ def test_kill_run_leaves_no_orphan(kill: str, probe, procs, tmp_path: Path, reap
     # the watchdog starts once the API answers: a kill in between (a few ms) is not guarded (see report)
     _wait(api_up, 240, "the temporary Prefect API to listen and its watchdog to start")
     assert main.poll() is None, f"the run ended before the kill: {main.stderr.read().decode()[-2000:]}"
-    if kill == "main-pid":
+    if kill == "api-server":  # the run must say so in one line and end; its rerun completes
+        os.kill(_listener(procs, main.pid), signal.SIGKILL)
+        try:
+            main.wait(timeout=300)
+        finally:
+            err = main.stderr.read().decode()
+        probe.record("temporary Prefect API killed mid-flow", traceback="Traceback (most recent" in err)
+        assert main.returncode != 0 and "Traceback (most recent" not in err, err[-3000:]
+        errors = [line for line in err.splitlines() if line.startswith("comlq: error:")]
+        assert len(errors) == 1 and "Prefect API" in errors[0], err[-3000:]
+    elif kill == "main-pid":
         os.kill(main.pid, signal.SIGKILL)
     else:
         os.killpg(main.pid, signal.SIGKILL)
