@@ -95,7 +95,7 @@ def api_errors() -> Iterator[None]:
     try:
         yield
     except (httpx.TransportError, RuntimeError) as exc:
-        if isinstance(exc, RuntimeError) and "Prefect API" not in str(exc):
+        if isinstance(exc, RuntimeError) and not any(m in str(exc) for m in ("Prefect API", "reach API")):
             raise
         raise ComlqError(f"the Prefect API stopped answering ({type(exc).__name__}: "
                                  f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}); "

@@ -61,7 +61,8 @@ def test_kill_run_leaves_no_orphan(kill: str, probe, procs, tmp_path: Path, reap
     # the watchdog starts once the API answers: a kill in between (a few ms) is not guarded (see report)
     _wait(api_up, 240, "the temporary Prefect API to listen and its watchdog to start")
     assert main.poll() is None, f"the run ended before the kill: {main.stderr.read().decode()[-2000:]}"
-    if kill == "api-server":  # the run must say so in one line and end; its rerun completes
+    if kill == "api-server":  # mid-flow: the run must say so in one line and end; its rerun completes
+        _wait(lambda: any((out / ".comlq").glob("*.json")) or main.poll() is not None, 240, "a first finished stage")
         os.kill(_listener(procs, main.pid), signal.SIGKILL)
         try:
             main.wait(timeout=300)
