@@ -61,7 +61,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     write = terminalreporter.write_line
     terminalreporter.section("fault injection")
     for area, n in sorted(Counter(p.area for p in probes).items()):
-        write(f"  {area:<12} {n:>3} probes")
+        write(f"  {area:<14} {n:>3} probes")
     for p in probes:
         if p.traceback or p.lost or p.orphans:
             write(f"  FAULT {p.test} [{p.what}]: traceback={p.traceback} lost={p.lost} orphans={p.orphans}")
