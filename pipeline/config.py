@@ -15,7 +15,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
-from pipeline.errors import ComlqError
+from pipeline.errors import ComlqError, quote
+
+
+@dataclass(frozen=True)
+class Range:
+    """The values a numeric setting (or each number of a list setting) may take; None is always allowed."""
+
+    low: float
+    high: float | None = None
+    above: bool = False  # low itself is excluded
+
+    def __contains__(self, value: float) -> bool:
+        return (value > self.low if self.above else value >= self.low) and (self.high is None or value <= self.high)
+
+    def __str__(self) -> str:
+        if self.high is not None:
+            return f"{self.low:g} to {self.high:g}"
+        return f"{'>' if self.above else '>='} {self.low:g}"
+
+
+def bounded(default: Any, low: float, high: float | None = None, above: bool = False) -> Any:
+    """A dataclass field whose value must lie in Range(low, high, above): checked wherever a value is
+    set (file, command line, flow parameter) and shown on docs/configuration.md."""
+    return field(default=default, metadata={"range": Range(low, high, above)})
+
+
+def value_range(f: dataclasses.Field) -> Range | None:
+    return f.metadata.get("range")
 
 
 @dataclass
@@ -23,7 +50,7 @@ class PassagesConfig:
     """Where the passages come from (`comlq passages`, the first stage of `comlq run`)."""
 
     source: str = "sample"  # 'sample', a JSONL/Parquet/BEIR path, or 'hf:NAME[:CONFIG]'
-    limit: int | None = None  # at most this many passages (unset: all)
+    limit: int | None = bounded(None, 0)  # at most this many passages (unset: all)
 
 
 @dataclass
@@ -31,9 +58,9 @@ class GenerateConfig:
     """Item generation (`comlq generate`); `[llm]` holds the llm generator's endpoint."""
 
     generator: str = "kg"  # 'kg' (offline) or 'llm'
-    per_type: int = 50  # items per query type
+    per_type: int = bounded(50, 1)  # items per query type
     seed: int = 13  # sampling and planning seed (kg: the same seed gives byte-identical items)
-    max_answers: int = 20  # queries with more answers are rejected
+    max_answers: int = bounded(20, 1)  # queries with more answers are rejected
     triples: str | None = None  # user-supplied triples JSONL for the kg generator
     relation_weights: dict[str, float] = field(default_factory=dict)  # kg sampling weight per relation (pipeline/kg/weights.yaml)
     corpus_check: bool = True  # kg: drop items whose answers the corpus text may contradict (pipeline/kg/complete.py)
@@ -46,18 +73,19 @@ class LLMConfig:
     base_url: str | None = None  # default: $OPENAI_BASE_URL, else the OpenAI API
     model: str = "gpt-4o-mini"  # model name at the endpoint
     api_key_env: str = "OPENAI_API_KEY"  # environment variable holding the API key (local servers need none)
-    concurrency: int = 8  # requests in flight
-    requests_per_second: float | None = None  # optional rate limit, shared by all workers
-    timeout: float = 60.0  # seconds per request
-    max_retries: int = 5  # HTTP retries with backoff on 429/5xx
-    fix_attempts: int = 2  # follow-up messages carrying the validation error
-    temperature: float = 0.7  # sampling temperature (LLM-using retrievers use 0)
-    price_prompt_per_1m: float = 0.0  # USD per million prompt tokens, for the cost ledger
-    price_completion_per_1m: float = 0.0  # USD per million completion tokens
+    concurrency: int = bounded(8, 1)  # requests in flight
+    requests_per_second: float | None = bounded(None, 0, above=True)  # optional rate limit, shared by all workers
+    timeout: float = bounded(60.0, 0, above=True)  # seconds per request
+    max_retries: int = bounded(5, 0)  # HTTP retries with backoff on 429/5xx
+    fix_attempts: int = bounded(2, 0)  # follow-up messages carrying the validation error
+    temperature: float = bounded(0.7, 0, 2)  # sampling temperature (LLM-using retrievers use 0)
+    price_prompt_per_1m: float = bounded(0.0, 0)  # USD per million prompt tokens, for the cost ledger
+    price_completion_per_1m: float = bounded(0.0, 0)  # USD per million completion tokens
     response_format: str = "auto"  # auto (json_schema, then json_object, then text) | json_schema | json_object | text
-    max_tokens: int | None = 1024  # 0: not sent
-    passage_counts: tuple[int, ...] = (1, 2, 3)  # ComLQ variants to generate (type_1, type_2, type_3), in turn
-    prompts_per_item: float = 2.0  # top-up bound: at most per_type * this many prompts per type
+    max_tokens: int | None = bounded(1024, 0)  # 0: not sent
+    passage_counts: tuple[int, ...] = bounded(
+        (1, 2, 3), 1, 3)  # ComLQ variants to generate (type_1, type_2, type_3), in turn
+    prompts_per_item: float = bounded(2.0, 0, above=True)  # top-up bound: at most per_type * this many prompts per type
     cache_dir: str | None = None  # default: <out>/cache/llm
 
 
@@ -68,11 +96,11 @@ class ReviewConfig:
     url: str = "http://127.0.0.1:8080"  # the Label Studio server
     token_env: str = "LABEL_STUDIO_USER_TOKEN"  # environment variable holding the admin API token
     project_title: str = "ComLQ review"  # the project is found or created by this title
-    annotators_per_item: int = 3  # annotations per task; the first this many votes decide
+    annotators_per_item: int = bounded(3, 1)  # annotations per task; the first this many votes decide
     include_failed_checks: bool = False  # also send items whose automatic check failed
     data_dir: str = "work/label-studio"  # the server's database and media (relative to the working folder)
     admin_email: str = "admin@comlq.local"  # password from $LABEL_STUDIO_PASSWORD, else generated into data_dir
-    batch_size: int = 1000  # tasks per import request
+    batch_size: int = bounded(1000, 1)  # tasks per import request
     predictions: bool = False  # pre-fill the structure answer with the automatic check (annotators see it: not blind)
     pool_k: int = 5  # pooled judging: each retriever's top-k passages per item shown as "other candidates" (0: off)
     pool_retrievers: tuple[str, ...] = ("bm25", "dense")  # two or more retrievers ([evaluate] model etc. apply)
@@ -84,9 +112,9 @@ class ReviewConfig:
 class ExportConfig:
     """The benchmark export (`comlq export`)."""
 
-    ratios: tuple[float, float, float] = (0.7, 0.1, 0.2)  # train, validation, test shares
+    ratios: tuple[float, float, float] = bounded((0.7, 0.1, 0.2), 0, 1)  # train, validation, test shares
     seed: int = 13  # seed for the split and the distractors
-    distractors: int = 1000  # extra passages drawn from the pool into the BEIR corpus
+    distractors: int = bounded(1000, 0)  # extra passages drawn from the pool into the BEIR corpus
     licence: str = "cc-by-sa-4.0"  # of the passage text (the sample is Wikipedia); Hub licence id
 
 
@@ -119,9 +147,9 @@ class EvaluateConfig:
     precision: str = "auto"  # dense encoding: auto (bf16 if the CPU has native bf16, else fp32) | fp32 | bf16 | int8
     operators: str = "product"  # ITLR operator set: product | sum | minmax | inverse
     calibration: str = "raw"  # ITLR term-score calibration: raw | shift | minmax
-    candidates_k: int | None = 1000  # ITLR candidates per query (0 or None: all passages)
+    candidates_k: int | None = bounded(1000, 0)  # ITLR candidates per query (0 or None: all passages)
     candidates: str = "terms"  # ITLR candidates: 'terms' (union of each positive term's top-k) | 'query' (question's top-k)
-    depth: int = 100  # passages retrieved per query (MAP@100, Recall@100, LSNC@100 need 100)
+    depth: int = bounded(100, 1)  # passages retrieved per query (MAP@100, Recall@100, LSNC@100 need 100)
     shuffle_corpus: int | None = None  # seed: evaluate on the corpus permuted, passage ids renamed to opaque ids
     reranker_model: str = "auto"  # CrossEncoder folder for `rerank`; auto: the newest runs/*/models/reranker
     rerank_k: int = 30  # passages of the first stage the reranker reads per query
@@ -177,7 +205,11 @@ def _apply(section: Any, values: dict[str, Any], where: str) -> None:
         if key not in known:
             raise ComlqError(f"{where}: unknown setting '{key}' (known: {', '.join(known)})")
         if not _fits(value, hints[key]):
-            raise ComlqError(f"{where}: '{key}' must be {known[key].type}, not {value!r}")
+            raise ComlqError(f"{where}: '{key}' must be {known[key].type}, not {quote(value)}")
+        allowed = value_range(known[key])
+        numbers = value if isinstance(value, (list, tuple)) else [value]
+        if allowed and any(n is not None and n not in allowed for n in numbers):
+            raise ComlqError(f"{where}: '{key}' must be {allowed}, not {quote(value)}")
         if isinstance(value, list):
             value = tuple(value)
         setattr(section, key, value)

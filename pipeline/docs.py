@@ -20,7 +20,7 @@ import textwrap
 import tokenize
 from typing import Any
 
-from pipeline.config import Config, LLMConfig, ReviewConfig
+from pipeline.config import Config, LLMConfig, ReviewConfig, value_range
 
 HEADER = """\
 # Configuration
@@ -31,9 +31,10 @@ dataclasses' comments there, not this page. -->
 One typed configuration, read once and passed to every stage. Every key is optional: the
 defaults below are the values in `pipeline/config.py`. Set them in a TOML file, given as
 `--config my.toml` (to `comlq generate`, `export`, `run`, `review` and `evaluate`) or as
-`COMLQ_CONFIG=my.toml`; an unknown section or key, or a value of the wrong type, stops the
-command with one line naming the file and the key. Command line options that set a key
-(`comlq generate --per-type 5` sets `[generate] per_type`) win over the file.
+`COMLQ_CONFIG=my.toml`; an unknown section or key, a value of the wrong type or a number
+outside the key's range stops the command with one line naming the file and the key. Command
+line options that set a key (`comlq generate --per-type 5` sets `[generate] per_type`) win over
+the file and are checked the same way.
 
 ```toml
 [passages]
@@ -115,10 +116,13 @@ def configuration_markdown() -> str:
     for section in dataclasses.fields(Config):
         values = getattr(config, section.name)
         doc, comments = field_comments(type(values))
-        parts.append(f"\n## [{section.name}]\n\n{doc}\n\n| key | type | default | description |\n|---|---|---|---|\n")
+        parts.append(f"\n## [{section.name}]\n\n{doc}\n\n"
+                     "| key | type | default | range | description |\n|---|---|---|---|---|\n")
         for f in dataclasses.fields(values):
             default = _default(getattr(values, f.name))
-            parts.append(f"| `{f.name}` | {_code(str(f.type))} | {default} | {description(comments[f.name])} |\n")
+            allowed = value_range(f)
+            parts.append(f"| `{f.name}` | {_code(str(f.type))} | {default} | {_code(str(allowed)) if allowed else ''} "
+                         f"| {description(comments[f.name])} |\n")
     return "".join(parts)
 
 

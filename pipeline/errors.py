@@ -1,5 +1,13 @@
 """Errors the CLI reports as one line (no traceback)."""
 
+QUOTE_LIMIT = 200  # characters of a bad record or value an error message may quote
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """`value` for an error message: its repr, cut to `limit` characters (a bad record may be megabytes)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 20]}... ({len(text):,} chars)"
+
 
 class ComlqError(Exception):
     """A user-facing error: bad input, bad configuration, unreachable service."""
@@ -11,6 +19,8 @@ class RecordError(ComlqError):
     def __init__(self, where: str, field: str, message: str):
         self.where = where
         self.field = field
+        if len(message) > QUOTE_LIMIT * 2:  # never echo a megabyte record: its head and its tail
+            message = f"{message[:QUOTE_LIMIT]} ... {message[-QUOTE_LIMIT // 2:]}"
         super().__init__(f"{where}: field '{field}': {message}" if field else f"{where}: {message}")
 
 

@@ -16,6 +16,7 @@ from pipeline.errors import ComlqError
 from pipeline.generator import GenerationResult, describe_shortfalls, empty_types, get_generator, note_shortfalls
 from pipeline.passages import load_passages
 from pipeline.querytypes import TYPE_NAMES
+from pipeline.schemas import check_output_folder
 
 
 def check_types(types: tuple[str, ...]) -> tuple[str, ...]:
@@ -30,7 +31,7 @@ def generate(config: Config, passages_path: str | Path, out_dir: str | Path,
     """Run the configured generator (config.generate.generator) and write its files into `out_dir`."""
     generator = get_generator(config.generate.generator)
     check_types(types)
-    out_dir = Path(out_dir)
+    out_dir = check_output_folder(out_dir)  # before any work
     result = generator.generate(load_passages(passages_path), config, types, out_dir)
     note_shortfalls(result, types, config.generate.per_type, generator.name)
     generator.write(result, out_dir)

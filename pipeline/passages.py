@@ -15,13 +15,14 @@ import itertools
 import re
 import unicodedata
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import ComlqError, RecordError, ServiceUnavailable
+from pipeline.errors import QUOTE_LIMIT, ComlqError, RecordError, ServiceUnavailable, quote
 from pipeline.records import Passage
 from pipeline.runfolder import BeirFolder
-from pipeline.schemas import iter_jsonl, read_jsonl, validate, write_jsonl
+from pipeline.schemas import check_output_file, iter_jsonl, validate, write_jsonl
 
 SAMPLE_PATH = Path(__file__).parent / "data" / "wiki_sample.jsonl.gz"
 WORDS_PER_PASSAGE = 100
@@ -31,64 +32,104 @@ _FUNCTION_WORDS = frozenset(
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]?\s+(?=[A-Z\"'(])")
 _PARTICLES = frozenset("of de the von van da di del la le y al bin ibn".split())
 MAX_TITLE_WORDS = 10
+MAX_WORDS = 1000  # a longer record is cut into WORDS_PER_PASSAGE-word passages, as hf: articles are
 
 
 def iter_passages(source: str, limit: int | None = None) -> Iterator[Passage]:
-    """Passages from `source`, at most `limit` of them."""
+    """Passages from `source`, at most `limit` of them; a record of more than MAX_WORDS words is cut."""
+    return (passage for _, passage in _located(source, limit))
+
+
+def _located(source: str, limit: int | None = None) -> Iterator[tuple[str, Passage]]:
+    """(where, passage): where names the file and line (or row) the passage came from."""
     if limit is not None and limit < 0:
         raise ComlqError(f"the passage limit must be 0 or more, not {limit}")
+    check_source(source)
     if source == "sample":
         passages = _from_passage_jsonl(SAMPLE_PATH)
     elif source.startswith("hf:"):
-        name, _, config = source[3:].partition(":")
-        passages = _from_hf(name, config or None)
+        passages = ((f"{source}: passage {n}", p) for n, p in enumerate(_from_hf(*_hf_name(source)), start=1))
     else:
         passages = _from_path(Path(source))
-    return itertools.islice(passages, limit) if limit is not None else passages
+    cut = ((where, piece) for where, passage in passages for piece in cut_long(passage))
+    return itertools.islice(cut, limit) if limit is not None else cut
+
+
+def _hf_name(source: str) -> tuple[str, str | None]:
+    name, _, config = source[3:].partition(":")
+    return name, config or None
+
+
+def cut_long(passage: Passage) -> list[Passage]:
+    """The passage, or its 100-word pieces (ids ID-0, ID-1, ...) when it has more than MAX_WORDS words."""
+    if len(passage.text.split(maxsplit=MAX_WORDS)) <= MAX_WORDS:
+        return [passage]
+    return [replace(passage, id=f"{passage.id}-{i}", text=chunk) for i, chunk in enumerate(split_words(passage.text))]
 
 
 def select_passages(source: str, out: str | Path, limit: int | None = None) -> int:
-    """Write the passages of `source` to `out` (JSONL, schema-checked); returns the count."""
-    seen: set[str] = set()
+    """Write the passages of `source` to `out` (JSONL, schema-checked); returns the count.
+
+    No passages at all is an error, and so is an id seen twice (named with both lines).
+    """
+    check_output_file(out)
+    seen: dict[str, str] = {}
 
     def unique() -> Iterator[dict[str, Any]]:
-        for passage in iter_passages(source, limit):
+        for where, passage in _located(source, limit):
             if passage.id in seen:
-                raise ComlqError(f"{source}: duplicate passage id {passage.id!r}")
-            seen.add(passage.id)
+                raise ComlqError(f"{where}: duplicate passage id {quote(passage.id)} (first at {seen[passage.id]})")
+            seen[passage.id] = where
             yield passage.to_dict()
+        if not seen:
+            raise ComlqError(f"{source}: no passages")
 
     return write_jsonl(out, unique(), "passage")
 
 
 def load_passages(source: str | Path) -> dict[str, Passage]:
     """The passages of a source (a passage JSONL, BEIR corpus, Parquet, `sample`, `hf:`) as an
-    id -> Passage map (insertion order kept)."""
+    id -> Passage map (insertion order kept); no passages or a repeated id is an error."""
     passages: dict[str, Passage] = {}
     for passage in iter_passages(str(source)):
         if passages.setdefault(passage.id, passage) is not passage:
-            raise ComlqError(f"{source}: duplicate passage id {passage.id!r}")
+            raise ComlqError(f"{source}: duplicate passage id {quote(passage.id)}")
+    if not passages:
+        raise ComlqError(f"{source}: no passages")
     return passages
 
 
-def _from_passage_jsonl(path: Path) -> Iterator[Passage]:
-    for record in read_jsonl(path, "passage"):
-        yield Passage.from_dict(record)
+def _from_passage_jsonl(path: Path) -> Iterator[tuple[str, Passage]]:
+    for where, record in iter_jsonl(path):
+        validate(record, "passage", where)
+        yield where, Passage.from_dict(record)
 
 
-def _from_path(path: Path) -> Iterator[Passage]:
+def check_source(source: str) -> None:
+    """Fail now (reading nothing) when `source` names no usable passage source."""
+    if source == "sample":
+        return
+    if source.startswith("hf:"):
+        if not _hf_name(source)[0]:
+            raise ComlqError("hf source needs a dataset name: hf:NAME[:CONFIG]")
+        return
+    path = Path(source)
     if path.is_dir():
-        corpus = BeirFolder(path).corpus
-        if not corpus.is_file():
+        if not BeirFolder(path).corpus.is_file():
             raise ComlqError(f"{path}: a folder source must be a BEIR folder with corpus.jsonl")
-        return _from_beir(corpus)
-    if not path.is_file():
+    elif not path.is_file():
         raise ComlqError(f"{path}: no such file (expected 'sample', 'hf:NAME[:CONFIG]' or a JSONL/Parquet path)")
+    elif not (path.suffix == ".parquet" or path.name.endswith((".jsonl", ".jsonl.gz", ".json"))):
+        raise ComlqError(f"{path}: unsupported passage file (use .jsonl, .jsonl.gz or .parquet)")
+
+
+def _from_path(path: Path) -> Iterator[tuple[str, Passage]]:
+    """A checked path source (check_source)."""
+    if path.is_dir():
+        return _from_beir(BeirFolder(path).corpus)
     if path.suffix == ".parquet":
         return _from_parquet(path)
-    if path.name.endswith((".jsonl", ".jsonl.gz", ".json")):
-        return _from_beir(path) if _is_beir(path) else _from_passage_jsonl(path)
-    raise ComlqError(f"{path}: unsupported passage file (use .jsonl, .jsonl.gz or .parquet)")
+    return _from_beir(path) if _is_beir(path) else _from_passage_jsonl(path)
 
 
 def _is_beir(path: Path) -> bool:
@@ -108,29 +149,34 @@ def _beir_record(row: dict[str, Any], source: str) -> dict[str, Any]:
     return record | {"source": source}
 
 
-def _from_beir(path: Path) -> Iterator[Passage]:
+def _from_beir(path: Path) -> Iterator[tuple[str, Passage]]:
     for where, row in iter_jsonl(path):
         if not isinstance(row, dict):
             raise RecordError(where, "", f"expected a JSON object, got {type(row).__name__}")
         record = _beir_record(row, path.name)
         validate(record, "passage", where)
-        yield Passage.from_dict(record)
+        yield where, Passage.from_dict(record)
 
 
-def _from_parquet(path: Path) -> Iterator[Passage]:
+def _from_parquet(path: Path) -> Iterator[tuple[str, Passage]]:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pq.ParquetFile(path)
     row_number = 0
-    for batch in table.iter_batches(batch_size=2048):
-        for row in batch.to_pylist():
-            row_number += 1
-            record = _beir_record(row, path.name)
-            for key in ("description", "topic", "links"):
-                if row.get(key) is not None:
-                    record[key] = row[key]
-            validate(record, "passage", f"{path}:row {row_number}")
-            yield Passage.from_dict(record)
+    try:
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=2048):
+            for row in batch.to_pylist():
+                row_number += 1
+                where = f"{path}:row {row_number}"
+                record = _beir_record(row, path.name)
+                for key in ("description", "topic", "links"):
+                    if row.get(key) is not None:
+                        record[key] = row[key]
+                validate(record, "passage", where)
+                yield where, Passage.from_dict(record)
+    except (pa.ArrowException, OSError) as exc:  # not Parquet, truncated, or a bad page
+        raise ComlqError(f"{path}: not a readable Parquet file after row {row_number} "
+                         f"({str(exc).splitlines()[0][:QUOTE_LIMIT]})") from None
 
 
 def split_words(text: str, size: int = WORDS_PER_PASSAGE) -> list[str]:

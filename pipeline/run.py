@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline.config import load_config
+from pipeline.errors import ComlqError
 from pipeline.export.split import check_per_type
 from pipeline.generator import describe_shortfalls
 from pipeline.runfolder import OUTPUTS, STAGES, RunFolder
+from pipeline.runlock import RunLock
 from pipeline.schemas import read_json
 
 log = logging.getLogger(__name__)
@@ -70,22 +74,37 @@ def skipped_stages(out: Path, stages: list[str], started: datetime) -> list[str]
 def run(out: str | Path, config: str | None = None, *, review: bool = False, task_runner: str = "threads",
         dask_address: str | None = None, verbose: bool = False, allow_short: bool = False,
         **overrides: Any) -> RunResult:
-    """Run build_benchmark on `out`; overrides: source, limit, generator, per_type, seed, types."""
+    """Run build_benchmark on `out`; overrides: source, limit, generator, per_type, seed, types.
+
+    Everything that can be checked is checked first (pipeline.orchestration.parameters), then
+    the run folder is locked (one run per folder), then Prefect starts.
+    """
     from pipeline.orchestration import settings
+    from pipeline.orchestration.parameters import check_run, expand_run_dir
 
-    out = Path(out)
-    cfg = load_config(config).with_overrides({"generate.per_type": overrides.get("per_type")}, "comlq run")
+    out = Path(expand_run_dir(str(out)))
+    types = overrides.pop("types", None)
+    cfg = check_run(out, config, types, **overrides)
     check_per_type(cfg.generate.per_type, cfg.export.ratios)  # not after minutes of work
-    settings.configure(out, verbose)  # before prefect is imported
-    if not os.environ.get("PREFECT_API_URL"):
-        log.info("starting a temporary Prefect API for this run (its home: %s; 20-60 s)",
-                 RunFolder(out).prefect_home)
-    from pipeline.orchestration.flows import build_benchmark
+    with RunLock(out):
+        settings.configure(out, verbose)  # before prefect is imported
+        if not os.environ.get("PREFECT_API_URL"):
+            log.info("starting a temporary Prefect API for this run (its home: %s; 20-60 s)",
+                     RunFolder(out).prefect_home)
+        watchdog = _guard_ephemeral_api()
+        try:
+            from pipeline.orchestration.flows import build_benchmark
 
-    started = datetime.now(UTC)
-    state = build_benchmark(run_dir=str(out), config=config, review=review, task_runner=task_runner,
-                            dask_address=dask_address, allow_short=allow_short, return_state=True, **overrides)
-    counts = state.result()  # re-raises the stage's error (a ComlqError prints as one line)
+            started = datetime.now(UTC)
+            with api_errors():
+                state = build_benchmark(run_dir=str(out), config=config, review=review, task_runner=task_runner,
+                                        dask_address=dask_address, types=types, allow_short=allow_short,
+                                        return_state=True, **overrides)
+                counts = state.result()  # re-raises the stage's error (a ComlqError prints as one line)
+        finally:
+            if watchdog is not None:
+                watchdog.kill()
+                watchdog.wait()
     run_folder = RunFolder(out)
     paths = dict(zip(OUTPUTS, run_folder.paths(OUTPUTS)))
     written = {what: path for what, path in paths.items() if path.exists()}
@@ -93,3 +112,35 @@ def run(out: str | Path, config: str | None = None, *, review: bool = False, tas
     return RunResult(out, state.name or "Completed", state.message or "", written, counts,
                      skipped_stages(out, [s for s in counts if s in STAGES], started), describe_shortfalls(stats),
                      run_folder.report.markdown if run_folder.report.markdown.is_file() else None, config)
+
+
+def _guard_ephemeral_api() -> subprocess.Popen[bytes] | None:
+    """Start Prefect's temporary API server now (Prefect would on first use) and a watchdog that
+    stops it should this process die without its atexit handlers (kill -9); None with PREFECT_API_URL."""
+    from prefect.settings import PREFECT_API_URL
+
+    if PREFECT_API_URL.value():
+        return None
+    from prefect.server.api.server import SubprocessASGIServer
+
+    from pipeline.orchestration import watchdog
+
+    server = SubprocessASGIServer()  # the instance Prefect's client finds (one per port; None: any)
+    with api_errors():
+        server.start()
+    return watchdog.start(server.server_process.pid) if server.server_process else None
+
+
+@contextmanager
+def api_errors() -> Iterator[None]:
+    """The Prefect API failing under a run (its server killed, a timeout) as one line."""
+    import httpx
+
+    try:
+        yield
+    except (httpx.TransportError, RuntimeError) as exc:
+        if isinstance(exc, RuntimeError) and not any(m in str(exc) for m in ("Prefect API", "reach API")):
+            raise
+        raise ComlqError(f"the Prefect API stopped answering ({type(exc).__name__}: "
+                                 f"{str(exc).splitlines()[0] if str(exc) else 'no detail'}); "
+                                 "run the same command again: finished stages are kept") from None

@@ -10,7 +10,7 @@ where runs are found. No other module spells a run path; stages meet only throug
       models/         reranker/ (a CrossEncoder trained on the export, with train.jsonl, comlq.json, README.md)
       report/         metrics.json, per_query.json, report.md, runs/NAME.trec, *.png
       cache/          llm/ (LLM call cache), prefect/ (persisted task results)
-      .comlq/         STAGE.json done-markers
+      .comlq/         STAGE.json done-markers, run.lock (held by the run working here)
       .prefect/       the temporary Prefect API's home
 
 `ExportFolder`, `BeirFolder` and `ReportFolder` are also used on their own: `comlq export --out`
@@ -226,6 +226,11 @@ class RunFolder(Folder):
 
     def marker(self, stage: str) -> Path:
         return self.root / MARKER_DIR / f"{stage}.json"
+
+    @property
+    def lock(self) -> Path:
+        """Held by the `comlq run` working in this folder (pipeline/runlock.py)."""
+        return self.root / MARKER_DIR / "run.lock"
 
     def paths(self, names: Iterable[str]) -> list[Path]:
         """The paths named by a stage's `reads` or `writes` (see STAGES)."""

@@ -12,7 +12,9 @@ import io
 import json
 import os
 import tempfile
+import zlib
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from pipeline.errors import ComlqError, RecordError
+from pipeline.errors import ComlqError, RecordError, quote
 from pipeline.resources import resources, schema_file
 
 SCHEMA_NAMES = ("passage", "item", "rejected", "review_vote", "reviewed_item", "metrics", "llm_output", "llm_ledger",
@@ -75,13 +77,8 @@ def validate(record: Any, schema: str, where: str = "<record>") -> None:
         if missing:
             field = ".".join([field, missing[0]]) if field else missing[0]
             raise RecordError(where, field, "is missing")
-    raise RecordError(where, field, error.message)
-
-
-def _open_text(path: Path, mode: str):
-    if path.suffix == ".gz":
-        return gzip.open(path, mode + "t", encoding="utf-8")
-    return open(path, mode, encoding="utf-8")
+    # jsonschema's message starts with the bad value's repr: quote it short
+    raise RecordError(where, field, error.message.replace(repr(error.instance), quote(error.instance), 1))
 
 
 def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[str, Any]]:
@@ -89,18 +86,24 @@ def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[str, Any]]:
     path = Path(path)
     if not path.is_file():
         raise ComlqError(f"{path}: no such file")
-    with _open_text(path, "r") as handle:
-        lines = enumerate(handle, start=1)
+    with (gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")) as handle:
+        lineno = 0
         while True:
             try:
-                lineno, line = next(lines)
-            except StopIteration:
+                raw = handle.readline()
+            except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+                raise ComlqError(f"{path}:{lineno + 1}: not a readable gzip file ({exc})") from None
+            if not raw:
                 return
-            except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
-                raise RecordError(f"{path}", "", f"not UTF-8 JSON lines ({type(exc).__name__})") from None
+            lineno += 1
+            where = f"{path}:{lineno}"
+            try:
+                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")  # a BOM may open the file
+            except UnicodeDecodeError as exc:
+                raise RecordError(where, "", f"not UTF-8 (byte {quote(raw[exc.start:exc.start + 1])} "
+                                             f"at column {exc.start + 1})") from None
             if not line.strip():
                 continue
-            where = f"{path}:{lineno}"
             try:
                 yield where, json.loads(line)
             except json.JSONDecodeError as exc:
@@ -115,18 +118,62 @@ def read_jsonl(path: str | os.PathLike[str], schema: str | None) -> Iterator[dic
         yield record
 
 
+@contextmanager
+def disk_errors(path: str | os.PathLike[str]) -> Iterator[None]:
+    """An OSError while writing `path` (a full disk, a read-only folder, a file in the way) as one line."""
+    try:
+        yield
+    except OSError as exc:
+        raise ComlqError(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def check_output_folder(path: str | os.PathLike[str]) -> Path:
+    """Fail now, before any work, unless `path` is or can become a folder we may write into."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ComlqError(f"{path}: exists and is not a folder")
+    existing = next(p for p in (path, *path.absolute().parents) if p.exists())
+    if not existing.is_dir():
+        raise ComlqError(f"{path}: cannot be created, {existing} is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ComlqError(f"{path}: cannot write in {existing} (permission denied or read-only)")
+    return path
+
+
+def check_output_file(path: str | os.PathLike[str]) -> Path:
+    """Fail now, before any work, unless `path` can be written as a file (replacing a file there)."""
+    path = Path(path)
+    if path.is_dir():
+        raise ComlqError(f"{path}: is a folder, not a file")
+    check_output_folder(path.parent)
+    return path
+
+
 class AtomicWriter:
     """Write a file through a temporary sibling that is flushed to disk and renamed into place on
-    success, so neither a killed run nor a crash of the machine leaves a half-written file."""
+    success, so neither a killed run, a full disk nor a crash of the machine leaves a half-written
+    file. Write errors (OSError) become a one-line ComlqError naming the file."""
 
     def __init__(self, path: str | os.PathLike[str], binary: bool = False):
         self.path = Path(path)
         self.binary = binary
+        self._tmp: str | None = None
 
     def __enter__(self):
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
-        os.close(fd)
+        check_output_file(self.path)
+        with disk_errors(self.path):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
+            os.close(fd)
+        try:
+            with disk_errors(self.path):
+                self._open()
+        except BaseException:
+            self._discard()
+            raise
+        return self._handle
+
+    def _open(self) -> None:
         os.chmod(self._tmp, 0o644)  # mkstemp makes 0600 files; outputs are meant to be shared
         if self.binary:
             self._raw = self._handle = open(self._tmp, "wb")
@@ -137,20 +184,36 @@ class AtomicWriter:
             self._handle = io.TextIOWrapper(gz, encoding="utf-8")
         else:
             self._raw = self._handle = open(self._tmp, "w", encoding="utf-8")
-        return self._handle
 
     def __exit__(self, exc_type, exc, tb):
+        try:
+            if exc_type is None:
+                with disk_errors(self.path):
+                    self._close()
+                    os.fsync(self._raw.fileno())
+                    self._raw.close()
+                    os.replace(self._tmp, self.path)
+                return False
+        except BaseException:
+            self._discard()
+            raise
+        self._discard()
+        if isinstance(exc, OSError):  # a write in the block failed (a full disk)
+            raise ComlqError(f"{self.path}: cannot write: {exc.strerror or exc}") from None
+        return False
+
+    def _close(self) -> None:
         if self._handle is not self._raw:
             self._handle.close()  # ends the gzip stream; the file itself stays open
         self._raw.flush()
-        if exc_type is None:
-            os.fsync(self._raw.fileno())
-        self._raw.close()
-        if exc_type is None:
-            os.replace(self._tmp, self.path)
-        else:
+
+    def _discard(self) -> None:
+        """Close and remove the temporary file (its buffered bytes may fail to flush: no matter)."""
+        for handle in (getattr(self, "_handle", None), getattr(self, "_raw", None)):
+            with suppress(OSError, ValueError, AttributeError):
+                handle.close()
+        with suppress(FileNotFoundError):
             os.unlink(self._tmp)
-        return False
 
 
 def write_jsonl(path: str | os.PathLike[str], records: Iterable[dict[str, Any]], schema: str | None) -> int:

@@ -23,7 +23,7 @@ from pipeline.config import Config
 from pipeline.errors import ComlqError
 from pipeline.progress import Progress
 from pipeline.runfolder import ReportFolder
-from pipeline.schemas import AtomicWriter, write_json
+from pipeline.schemas import AtomicWriter, check_output_folder, write_json
 from retrieval.base import RetrieverUnavailable, describe, write_trec
 from retrieval.beir import load_beir
 from retrieval.metrics import BOOTSTRAP, holm, per_query, summarize
@@ -49,7 +49,7 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
     specs = [canonical(s) for s in (retrievers or config.evaluate.retrievers)]
     if not specs:
         raise ComlqError("no retrievers given")
-    report = ReportFolder(out)
+    report = ReportFolder(check_output_folder(out))  # before any work
     data = load_beir(beir, split)
     seed = config.evaluate.shuffle_corpus
     names = None

@@ -87,6 +87,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ComlqError as exc:
         print(f"comlq: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a full disk or a vanished folder deep inside a library: still one line
+        print(f"comlq: error: {exc.filename or 'I/O'}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("comlq: interrupted", file=sys.stderr)
         return 130

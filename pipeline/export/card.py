@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
@@ -40,6 +40,7 @@ class CardFacts:
     corpus: list[Passage]
     pool_size: int
     distractors: int
+    untested: list[str] = field(default_factory=list)  # types whose items are too few to reach the test split
 
 
 def _scalars(data: Any, prefix: str = "", depth: int = 2) -> Iterator[tuple[str, Any]]:
@@ -144,6 +145,7 @@ def render_card(facts: CardFacts, run: RunInput, rows_by_split: Mapping[str, lis
         "dropped_items": run.dropped_items,
         "failures": [(reason, f.records, f.attempts) for reason, f in run.failures.items()],
         "shortfalls": _shortfalls(run),
+        "untested": facts.untested,
     }
     environment = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                                      keep_trailing_newline=True, autoescape=False)

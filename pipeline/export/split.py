@@ -77,16 +77,19 @@ def check_per_type(per_type: int, ratios: tuple[float, float, float]) -> None:
                          f"use --per-type {needed} or more")
 
 
-def check_evaluated_split(types_by_split: dict[str, Counter[str]], ratios: tuple[float, float, float]) -> None:
-    """Refuse an assignment that leaves a type (or the whole test split) out of the test split."""
+def check_evaluated_split(types_by_split: dict[str, Counter[str]], ratios: tuple[float, float, float]) -> list[str]:
+    """Refuse an assignment that leaves the whole test split empty; return the types it leaves out
+    of the test split (their items share passages in groups too few or too large to reach it
+    without leaking): the export goes on, and its card and log name them."""
     needed = _evaluated_share(ratios)
     exported = [t for t in TYPE_NAMES if any(types_by_split[s][t] for s in SPLITS)]
     missing = [t for t in exported if not types_by_split[EVALUATED][t]]
-    if missing:
+    if missing and len(missing) == len(exported):
         counts = ", ".join(f"{t} {sum(types_by_split[s][t] for s in SPLITS)}" for t in missing)
         raise ComlqError(f"the {EVALUATED} split would have no {', '.join(missing)} queries (items: {counts}); with "
                          f"ratios {_ratios(ratios)} each type needs at least {needed} items that share no passage "
                          "(more when they share passages): generate more per type, or change --ratios")
+    return missing
 
 
 def _ratios(ratios: Sequence[float]) -> str:

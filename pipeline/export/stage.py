@@ -11,6 +11,7 @@ export leaves the previous one untouched.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from collections import Counter
@@ -28,7 +29,9 @@ from pipeline.export.rows import annotator_pseudonyms, export_row
 from pipeline.export.split import SPLITS, SplitUnit, assign_splits, check_evaluated_split, leakage_groups, parse_ratios
 from pipeline.passages import SAMPLE_PATH, load_passages
 from pipeline.runfolder import ExportFolder, RunFolder
-from pipeline.schemas import validate
+from pipeline.schemas import check_output_folder, validate
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -50,10 +53,16 @@ def default_passages(run_dir: Path) -> Path:
     return own if own.is_file() else SAMPLE_PATH
 
 
-@contextmanager
-def _staged(out: Path) -> Iterator[Path]:
+def check_export_folder(out: Path) -> None:
+    """An export replaces an earlier export, nothing else; its parent folder must be writable."""
     if out.exists() and not (out.is_dir() and set(os.listdir(out)) <= set(ExportFolder.ENTRIES)):
         raise ComlqError(f"{out}: exists and is not an export folder; refusing to replace it")
+    check_output_folder(out.parent)
+
+
+@contextmanager
+def _staged(out: Path) -> Iterator[Path]:
+    check_export_folder(out)
     staging = out.parent / f".{out.name}.tmp-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
@@ -72,6 +81,7 @@ def _staged(out: Path) -> Iterator[Path]:
 def export(run_dir: str | Path, out: str | Path, config: ExportConfig,
            passages_path: str | Path | None = None) -> ExportResult:
     run_dir, out = Path(run_dir), Path(out)
+    check_export_folder(out)  # before any work
     ratios = parse_ratios(config.ratios)
     if config.distractors < 0:
         raise ComlqError(f"distractors: {config.distractors} is negative")
@@ -79,12 +89,15 @@ def export(run_dir: str | Path, out: str | Path, config: ExportConfig,
     if not run.candidates:
         reasons = "; ".join(f"{stage}: {reason} ({n})" for (stage, reason), n in sorted(run.dropped.items()))
         raise ComlqError(f"{run_dir}: nothing to export, every item was left out ({reasons or 'no items'})")
-    # the split first: one that leaves a type out of the test split is refused before any work
+    # the split first: one that leaves the test split empty is refused before any work
     units = [SplitUnit(c.item.id, c.item.type, c.item.n_passages,
                        frozenset(c.item.source_passages) | {p for p, grade in c.qrels.items() if grade > 0})
              for c in run.candidates]
     split_of = assign_splits(units, ratios, config.seed)
-    check_evaluated_split({s: Counter(u.type for u in units if split_of[u.id] == s) for s in SPLITS}, ratios)
+    untested = check_evaluated_split({s: Counter(u.type for u in units if split_of[u.id] == s) for s in SPLITS}, ratios)
+    if untested:
+        log.warning("not in the test split (their items share too many passages): %s", ", ".join(untested))
+    groups = leakage_groups(units)
     passages_path = Path(passages_path) if passages_path else default_passages(run_dir)
     pool = load_passages(passages_path)
 
@@ -102,10 +115,9 @@ def export(run_dir: str | Path, out: str | Path, config: ExportConfig,
 
     rows_by_split = {split: [r for r in rows if split_of[r["id"]] == split] for split in SPLITS}
     corpus = [pool[i] for i in corpus_ids(needed, pool, config.distractors, config.seed)]
-    groups = leakage_groups(units)
     facts = CardFacts(title=f"comlq benchmark: {run_dir.resolve().name}", licence=config.licence, ratios=ratios,
                       seed=config.seed, groups=len(groups), largest_group=max(len(g) for g in groups),
-                      corpus=corpus, pool_size=len(pool), distractors=len(corpus) - len(needed))
+                      corpus=corpus, pool_size=len(pool), distractors=len(corpus) - len(needed), untested=untested)
 
     from pipeline.export.hf import dataset_dict, write_hf  # datasets is slow to import
 

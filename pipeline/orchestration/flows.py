@@ -37,11 +37,19 @@ from prefect.tasks import exponential_backoff
 
 from pipeline import generate as generate_stage
 from pipeline import passages as passages_stage
-from pipeline.config import (Config, EvaluateConfig, ExportConfig, GenerateConfig, LLMConfig, ReviewConfig,
-                             TrainConfig, load_config)
+from pipeline.config import (
+    Config,
+    EvaluateConfig,
+    ExportConfig,
+    GenerateConfig,
+    LLMConfig,
+    ReviewConfig,
+    TrainConfig,
+)
 from pipeline.errors import ComlqError, ServiceUnavailable
 from pipeline.generator import GenerationResult, get_generator, note_shortfalls
 from pipeline.orchestration import markers, review_runs
+from pipeline.orchestration.parameters import PARAMETERS, expand_run_dir, run_config  # noqa: F401 - re-exported
 from pipeline.passages import load_passages
 from pipeline.progress import Progress as StepBar
 from pipeline.querytypes import TYPE_NAMES
@@ -75,19 +83,6 @@ NETWORK_RETRIES: dict[str, Any] = {"retries": 3, "retry_delay_seconds": exponent
 
 
 # ---------------------------------------------------------------------------- configuration
-
-
-# A flow's parameters that override a configuration value (deployments pass plain names).
-PARAMETERS = {"source": "passages.source", "limit": "passages.limit", "generator": "generate.generator",
-              "per_type": "generate.per_type", "seed": "generate.seed"}
-
-
-def run_config(config: str | None = None, **parameters: Any) -> Config:
-    """The configuration file (or defaults) with the flow's parameters (PARAMETERS) applied on top."""
-    unknown = sorted(set(parameters) - set(PARAMETERS))
-    if unknown:
-        raise ComlqError(f"unknown run parameter {unknown[0]!r}")
-    return load_config(config).with_overrides({PARAMETERS[k]: v for k, v in parameters.items()}, "flow parameter")
 
 
 def make_task_runner(name: str = "threads", dask_address: str | None = None,
@@ -560,11 +555,6 @@ def evaluate_flow(run_dir: str = "latest", config: str | None = None, runs_root:
 # ---------------------------------------------------------------------------- the parent flow
 
 
-def expand_run_dir(run_dir: str) -> str:
-    """`{date}` in a run folder name becomes today's UTC date (one folder per nightly run)."""
-    return run_dir.format(date=datetime.now(UTC).strftime("%Y-%m-%d"))
-
-
 @flow(name="build-benchmark")
 def build_benchmark(run_dir: str = "runs/default", config: str | None = None, source: str | None = None,
                     limit: int | None = None, generator: str | None = None, per_type: int | None = None,
@@ -583,6 +573,7 @@ def build_benchmark(run_dir: str = "runs/default", config: str | None = None, so
     """
     run_dir = expand_run_dir(run_dir)
     cfg = run_config(config, source=source, limit=limit, generator=generator, per_type=per_type, seed=seed)
+    get_generator(cfg.generate.generator)  # an unknown name fails now, not after the passages stage
     generate_runner = make_task_runner(task_runner, dask_address)
     counts: dict[str, dict[str, Any]] = {}
     goes_on = not review or collected(run_dir)  # a reviewed run goes on once its votes are in

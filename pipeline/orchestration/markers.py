@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, is_dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +73,7 @@ def mark(run_dir: str | Path, stage: str, stage_key: str, counts: dict[str, Any]
         "stage": stage,
         "key": stage_key,
         "counts": counts,
-        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     write_json(marker_path(run_dir, stage), marker)
     return marker

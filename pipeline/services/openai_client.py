@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import openai
 
 from pipeline.config import LLMConfig
@@ -53,7 +54,7 @@ class CallError(Exception):
 
     def __init__(self, reason: str, detail: str):
         super().__init__(detail)
-        self.reason = reason  # rate_limited | server_error | timeout | bad_request | api_error
+        self.reason = reason  # rate_limited | server_error | timeout | bad_request | api_error | bad_reply
         self.detail = detail
 
     @property
@@ -194,14 +195,36 @@ class LLMClient:
             self.ledger.failed(reason)
             raise CallError(reason, f"HTTP {exc.status_code} after {self.config.max_retries} retries: "
                                     f"{_message(exc)}") from None
-        text = completion.choices[0].message.content if completion.choices else None
-        usage = completion.usage
-        prompt_tokens = usage.prompt_tokens if usage else 0
-        completion_tokens = usage.completion_tokens if usage else 0
+        except (ValueError, httpx.HTTPError) as exc:  # a 200 whose body is not JSON (truncated, cut off)
+            self.ledger.failed("bad_reply")
+            raise CallError("bad_reply", f"unreadable reply body ({type(exc).__name__}: "
+                                         f"{str(exc).splitlines()[0][:200] if str(exc) else ''})") from None
+        try:
+            text, prompt_tokens, completion_tokens = _unpack(completion)
+        except CallError:
+            self.ledger.failed("bad_reply")
+            raise
         self.cache.put(key, {"text": text, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                             "model": completion.model, "created": int(time.time())})
+                             "model": getattr(completion, "model", None), "created": int(time.time())})
         self.ledger.paid(prompt_tokens, completion_tokens)
         return Reply(text, prompt_tokens, completion_tokens, cached=False)
+
+
+def _unpack(completion: Any) -> tuple[str | None, int, int]:
+    """(text, prompt tokens, completion tokens) of a 200 reply; a body of any other shape (HTML,
+    a JSON object without choices) is a CallError, quarantined like an HTTP error."""
+    try:
+        choices = completion.choices
+        text = choices[0].message.content if choices else None
+        usage = completion.usage
+        prompt_tokens = int(usage.prompt_tokens or 0) if usage else 0
+        completion_tokens = int(usage.completion_tokens or 0) if usage else 0
+    except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+        shown = str(completion)[:200]
+        raise CallError("bad_reply", f"a 200 reply that is not a chat completion: {shown!r}") from None
+    if text is not None and not isinstance(text, str):
+        raise CallError("bad_reply", f"a 200 reply whose message content is {type(text).__name__}, not text")
+    return text, prompt_tokens, completion_tokens
 
 
 def _message(exc: openai.APIStatusError) -> str:

@@ -100,12 +100,14 @@ def _agreement(records: list[dict[str, Any]]) -> dict[str, Any]:
     """A review/agreement.json as the Label Studio pull writes it (figures made up)."""
     def stats(alpha: float) -> dict[str, Any]:
         return {q: {"units": 30, "fleiss_kappa": alpha - 0.05, "krippendorff_alpha": alpha}
-                for q in ("structure_ok", "evidence_spread", "relevance")}
+                for q in ("structure_ok", "evidence_spread", "answers_correct", "answers_complete", "trivial",
+                          "relevance")}
 
     pending = sum(r["review"]["status"] == "pending" for r in records)
     return {"annotators_per_item": 3, "items": {"total": len(records), "complete": len(records) - pending,
                                                 "pending": pending},
-            "overall": stats(0.7234567), "by_type": {"2in": stats(0.5), "1p": stats(0.9)}, "disagreements": []}
+            "overall": stats(0.7234567), "by_type": {"2in": stats(0.5), "1p": stats(0.9)}, "disagreements": [],
+            "pool": {"overall": {"judged": 40, "relevant": 3, "items_repaired": 2}, "by_type": {}}}
 
 
 def write_run(folder: Path, pool: list[Passage], items: list[Item], reviewed: bool = False) -> Path:

@@ -219,7 +219,8 @@ def test_card_counts_types_splits_and_dropped_items(reviewed_run: Path, reviewed
     assert "| empty_answer | 2 | – |" in card and "| too_many_answers | 1 | – |" in card  # no attempts given
     agreement = _card_table(card, "Inter-annotator agreement")
     assert agreement[0] == ["question", "units", "Fleiss' κ", "Krippendorff's α"]
-    assert agreement[1:4] == [[q, "30", "0.673", "0.723"] for q in ("structure_ok", "evidence_spread", "relevance")]
+    questions = ("structure_ok", "evidence_spread", "answers_correct", "answers_complete", "trivial", "relevance")
+    assert agreement[1:7] == [[q, "30", "0.673", "0.723"] for q in questions]
     assert [row[0] for row in _card_table(card, "α per query type")[1:]] == ["1p", "2in"]  # catalogue order
 
 
@@ -257,7 +258,7 @@ def test_cli_export_and_its_errors(offline_run: Path, tmp_path: Path, capsys, mo
     assert main(["export", str(offline_run), "--out", str(out), "--ratios", "0.7,0.7"]) == 2
     assert "ratios" in capsys.readouterr().err
     assert main(["export", str(offline_run), "--out", str(out), "--distractors", "-1"]) == 2
-    assert "distractors: -1 is negative" in capsys.readouterr().err
+    assert "'distractors' must be >= 0, not -1" in capsys.readouterr().err  # range-checked with the settings
 
     monkeypatch.delenv("HF_TOKEN", raising=False)
     assert main(["export", str(offline_run), "--out", str(tmp_path / "hub"), "--push-to-hub", "me/comlq"]) == 2

@@ -1,15 +1,16 @@
-"""Export refuses, in one line and before any work, splits that would leave a query type (or the
-whole test split) out of the test split, and says how many items per type are needed."""
+"""Export refuses, in one line and before any work, splits that would leave the test split empty
+and says how many items per type are needed; a type left out of a non-empty test split is named."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from pipeline.cli import main
 from pipeline.errors import ComlqError
-from pipeline.export.split import check_per_type, groups_needed
+from pipeline.export.split import check_evaluated_split, check_per_type, groups_needed
 from pipeline.schemas import write_jsonl
 
 
@@ -31,6 +32,14 @@ def test_per_type_below_the_need_is_refused_before_any_work() -> None:
         check_per_type(1, (0.7, 0.1, 0.2))
     with pytest.raises(ComlqError, match="the test split would be empty"):
         check_per_type(50, (1.0, 0.0, 0.0))
+
+
+def test_a_type_left_out_of_the_test_split_is_named_not_refused() -> None:
+    by_split = {"train": Counter({"1p": 3, "2in": 2}), "validation": Counter({"1p": 1}), "test": Counter({"1p": 1})}
+    assert check_evaluated_split(by_split, (0.7, 0.1, 0.2)) == ["2in"]
+    by_split["test"] = Counter()
+    with pytest.raises(ComlqError, match=r"^the test split would have no 1p, 2in queries \(items: 1p 4, 2in 2\)"):
+        check_evaluated_split(by_split, (0.7, 0.1, 0.2))
 
 
 def run_of(folder: Path, pool, items) -> Path:

@@ -1,0 +1,115 @@
+"""A full or read-only disk, and two runs on one folder.
+
+Full disk: a 64 KiB tmpfs mounted inside the test (root only; skipped otherwise). The write
+fails with one line naming the file, no half-written file is left as if complete, and an
+earlier complete file at that path is kept.
+Lock: a second `comlq run` on a folder another run holds gets one line naming the holder,
+before any work; a lock left by a dead run is taken over.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pipeline.runlock import RunLock
+
+ROOT = Path(__file__).resolve().parents[2]
+PASSAGES = ROOT / "tests" / "llm" / "fixtures" / "passages.jsonl"
+
+
+def _can_mount() -> bool:
+    return os.geteuid() == 0 and Path("/bin/mount").exists()
+
+
+@dataclass(frozen=True)
+class DiskFault:
+    id: str
+    argv: Callable[[Path], list[str]]  # the command, writing under the small disk
+    output: str  # the path (under the disk) the command writes
+    read_only: bool = False
+    earlier: bytes | None = None  # a complete earlier file at that path, which must survive
+
+
+DISK_FAULTS = [
+    DiskFault("passages-disk-full", lambda d: ["passages", "--limit", "300", "--out", d / "p.jsonl"], "p.jsonl"),
+    DiskFault("passages-disk-full-over-earlier", lambda d: ["passages", "--limit", "300", "--out", d / "p.jsonl"],
+              "p.jsonl", earlier=b'{"id": "kept"}\n'),
+    DiskFault("passages-read-only-disk", lambda d: ["passages", "--limit", "5", "--out", d / "p.jsonl"], "p.jsonl",
+              read_only=True),
+    DiskFault("generate-disk-full", lambda d: ["generate", "--passages", PASSAGES, "--per-type", "3",
+                                               "--out", d / "gen"], "gen/items.jsonl"),
+    DiskFault("generate-read-only-disk", lambda d: ["generate", "--passages", PASSAGES, "--per-type", "1",
+                                                    "--types", "2i", "--out", d / "gen"], "gen/items.jsonl",
+              read_only=True),
+]
+
+
+@pytest.mark.skipif(not _can_mount(), reason="mounting a small tmpfs needs root")
+@pytest.mark.parametrize("fault", DISK_FAULTS, ids=[f.id for f in DISK_FAULTS])
+def test_disk_fault(fault: DiskFault, probe, tmp_path: Path, small_disk) -> None:
+    disk = small_disk(tmp_path / "disk", earlier={fault.output: fault.earlier} if fault.earlier else {},
+                      read_only=fault.read_only)
+    if fault.id.startswith("generate-disk-full"):  # fill the disk so that the outputs cannot fit
+        (disk / "filler").write_bytes(b"\0" * (60 * 1024))
+    outcome = probe.cli(*fault.argv(disk), what=fault.id)
+    line = outcome.error_line()
+    assert str(disk) in line or "No space" in line or "Read-only" in line, line
+    target = disk / fault.output
+    if fault.earlier:
+        assert target.read_bytes() == fault.earlier, "the earlier complete file was lost"
+    else:
+        assert not target.exists(), f"a half-written {target.name} was left as if complete"
+    stray = [p.name for p in disk.rglob("*") if ".tmp" in p.name or p.name.startswith(".")]
+    assert not stray, f"temp files left: {stray}"
+
+
+@pytest.fixture
+def small_disk():
+    import subprocess
+
+    mounted: list[Path] = []
+
+    def mount(path: Path, earlier: dict[str, bytes], read_only: bool) -> Path:
+        path.mkdir(parents=True)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(path)], check=True)
+        mounted.append(path)
+        for name, data in earlier.items():
+            (path / name).parent.mkdir(parents=True, exist_ok=True)
+            (path / name).write_bytes(data)
+        if read_only:
+            subprocess.run(["mount", "-o", "remount,ro", str(path)], check=True)
+        return path
+
+    yield mount
+    for path in mounted:
+        subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+def test_second_run_on_a_held_folder(probe, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    (run / "keep.txt").parent.mkdir(parents=True)
+    (run / "keep.txt").write_text("the first run's output")
+    with RunLock(run):
+        outcome = probe.cli("run", "--out", run, "--per-type", "1", what="run-on-held-folder")
+        line = outcome.error_line()
+        assert f"pid {os.getpid()}" in line and socket.gethostname() in line and str(run) in line, line
+        assert json.loads((run / ".comlq" / "run.lock").read_text())["pid"] == os.getpid()  # the holder's lock kept
+    assert (run / "keep.txt").read_text() == "the first run's output"
+    assert not (run / ".prefect").exists(), "the second run started Prefect before checking the lock"
+    assert not (run / ".comlq" / "run.lock").exists(), "the holder did not remove its lock file"
+
+
+def test_stale_lock_is_taken_over(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    run = tmp_path / "run"
+    (run / ".comlq").mkdir(parents=True)
+    (run / ".comlq" / "run.lock").write_text(json.dumps({"pid": 999999, "host": "gone", "started": "then"}))
+    with caplog.at_level("WARNING"), RunLock(run):
+        assert json.loads((run / ".comlq" / "run.lock").read_text())["pid"] == os.getpid()
+    assert "stale lock" in caplog.text and "pid 999999" in caplog.text

@@ -1,0 +1,31 @@
+"""What the outputs say must be true: the dataset card's table of generation attempts that
+produced no query sums the records' `attempts` (one kg record stands for thousands of attempts).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def test_card_sums_rejected_attempts(probe, review_run: Path, tmp_path: Path) -> None:
+    rejected = [{"generator": "kg", "reason": "dead_end", "attempts": 9000},
+                {"generator": "kg", "reason": "dead_end", "attempts": 475},
+                {"generator": "llm", "reason": "bad_reply", "attempts": None}]
+    (review_run / "rejected.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rejected))
+    probe.cli("export", review_run, "--out", tmp_path / "export", "--distractors", "0", what="card attempts").ok()
+    card = (tmp_path / "export" / "README.md").read_text()
+    assert "| dead_end | 9475 |" in card and "| bad_reply | 1 |" in card, card[-1500:]
+
+
+def test_huge_single_line_record_is_cut(probe, tmp_path: Path) -> None:
+    """A 5 MB one-line record is cut into 100-word passages (docs: passages), not taken as one passage."""
+    words = [f"w{i}" for i in range(800_000)]
+    source = tmp_path / "huge.jsonl"
+    source.write_text(json.dumps({"id": "big", "title": "Big", "text": " ".join(words)}) + "\n")
+    out = tmp_path / "p.jsonl"
+    probe.cli("passages", "--source", source, "--out", out, what="5 MB one-line record").ok()
+    passages = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(passages) == 8000 and all(len(p["text"].split()) == 100 for p in passages)
+    assert " ".join(p["text"] for p in passages).split() == words  # nothing lost in the cut
+    assert len({p["id"] for p in passages}) == len(passages)
