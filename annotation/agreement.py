@@ -61,7 +61,8 @@ class Units:
         return None if np.isnan(value) else round(value, 6)
 
     def summary(self, raters: int, level: str) -> dict[str, Any]:
-        return {"units": len(self.ratings), "fleiss_kappa": self.fleiss(raters), "krippendorff_alpha": self.alpha(level)}
+        return {"units": len(self.ratings), "fleiss_kappa": self.fleiss(raters),
+                "krippendorff_alpha": self.alpha(level)}
 
 
 def _units(votes: list[ReviewVote], question: str, passage_ids: list[str]) -> list[tuple[str | None, dict[str, int]]]:

@@ -37,8 +37,8 @@ def subset(beir: Path, out: Path, passages: int) -> tuple[int, int]:
     queries = [q for q in (beir / "queries.jsonl").read_text(encoding="utf-8").splitlines()
                if json.loads(q)["_id"] in judged]
     (out / "queries.jsonl").write_text("\n".join(queries) + "\n", encoding="utf-8")
-    (out / "qrels" / "dev.tsv").write_text("\n".join([rows[0]] + [r for r in rows[1:] if r.split("\t")[0] in judged]) + "\n",
-                                          encoding="utf-8")
+    kept = [rows[0]] + [r for r in rows[1:] if r.split("\t")[0] in judged]
+    (out / "qrels" / "dev.tsv").write_text("\n".join(kept) + "\n", encoding="utf-8")
     return len(lines), len(judged)
 
 

@@ -62,7 +62,7 @@ class GenerateConfig:
     seed: int = 13  # sampling and planning seed (kg: the same seed gives byte-identical items)
     max_answers: int = bounded(20, 1)  # queries with more answers are rejected
     triples: str | None = None  # user-supplied triples JSONL for the kg generator
-    relation_weights: dict[str, float] = field(default_factory=dict)  # kg sampling weight per relation (pipeline/kg/weights.yaml)
+    relation_weights: dict[str, float] = field(default_factory=dict)  # kg sampling weights (pipeline/kg/weights.yaml)
     corpus_check: bool = True  # kg: drop items whose answers the corpus text may contradict (pipeline/kg/complete.py)
 
 
@@ -104,7 +104,7 @@ class ReviewConfig:
     predictions: bool = False  # pre-fill the structure answer with the automatic check (annotators see it: not blind)
     pool_k: int = 5  # pooled judging: each retriever's top-k passages per item shown as "other candidates" (0: off)
     pool_retrievers: tuple[str, ...] = ("bm25", "dense")  # two or more retrievers ([evaluate] model etc. apply)
-    registry: str | None = None  # runs waiting for review, for the scheduled collect (default: $COMLQ_HOME/review-runs.json)
+    registry: str | None = None  # runs awaiting review, for scheduled collect (default: $COMLQ_HOME/review-runs.json)
     secret_block: str = "comlq-label-studio-token"  # Prefect Secret block `serve start` keeps the API token in
 
 
@@ -148,7 +148,7 @@ class EvaluateConfig:
     operators: str = "product"  # ITLR operator set: product | sum | minmax | inverse
     calibration: str = "raw"  # ITLR term-score calibration: raw | shift | minmax
     candidates_k: int | None = bounded(1000, 0)  # ITLR candidates per query (0 or None: all passages)
-    candidates: str = "terms"  # ITLR candidates: 'terms' (union of each positive term's top-k) | 'query' (question's top-k)
+    candidates: str = "terms"  # ITLR candidates: 'terms' (union of positive terms' top-k) | 'query' (question's top-k)
     depth: int = bounded(100, 1)  # passages retrieved per query (MAP@100, Recall@100, LSNC@100 need 100)
     shuffle_corpus: int | None = None  # seed: evaluate on the corpus permuted, passage ids renamed to opaque ids
     reranker_model: str = "auto"  # CrossEncoder folder for `rerank`; auto: the newest runs/*/models/reranker

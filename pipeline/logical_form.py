@@ -102,7 +102,8 @@ def parse(text: str) -> Node:
     try:
         tree = _parser().parse(text)
     except UnexpectedEOF as exc:
-        raise ComlqError(f"logical form {text!r}: unexpected end of input; expected {_expected(exc.expected)}") from None
+        raise ComlqError(
+            f"logical form {text!r}: unexpected end of input; expected {_expected(exc.expected)}") from None
     except UnexpectedToken as exc:
         where = "end of input" if exc.token.type == "$END" else f"{str(exc.token)!r} at column {exc.column}"
         raise ComlqError(f"logical form {text!r}: unexpected {where}; expected {_expected(exc.expected)}") from None
@@ -114,7 +115,8 @@ def parse(text: str) -> Node:
     return tree
 
 
-_NAMES = {"TERM": "a quoted term", "LPAR": "'('", "RPAR": "')'", "_AND": "AND", "_OR": "OR", "_NOT": "NOT", "$END": "end"}
+_NAMES = {"TERM": "a quoted term", "LPAR": "'('", "RPAR": "')'",
+          "_AND": "AND", "_OR": "OR", "_NOT": "NOT", "$END": "end"}
 
 
 def _expected(names: set[str] | Sequence[str]) -> str:

@@ -20,7 +20,8 @@ def _evaluate(args: argparse.Namespace) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("evaluate", help="evaluate retrievers on a BEIR folder (metrics.json, TREC runs, report.md, plots)")
+    p = sub.add_parser("evaluate",
+                       help="evaluate retrievers on a BEIR folder (metrics.json, TREC runs, report.md, plots)")
     p.add_argument("--beir", required=True, help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv")
     p.add_argument("--split", default=None, help="qrels split (default: [evaluate] split, 'test')")
     p.add_argument("--retrievers", default=None,

@@ -125,60 +125,78 @@ class _Group:
     types: frozenset[str]
 
 
+class _Assignment:
+    """Groups given to splits so far, and what the two steps of assign_splits weigh."""
+
+    def __init__(self, groups: list[_Group], ratios: tuple[float, float, float], n_units: int) -> None:
+        self.groups = groups
+        self.n_units = n_units
+        # exact: 0.1 × 10 is 1, not 1.0000000000000002
+        self.ratio = {s: Fraction(str(r)) for s, r in zip(SPLITS, ratios)}
+        self.active = sorted((s for s in SPLITS if self.ratio[s] > 0), key=lambda s: (self.ratio[s], SPLITS.index(s)))
+        self.totals: Counter[Stratum] = Counter()
+        for g in groups:
+            self.totals.update(g.strata)
+        self.assigned: dict[str, Counter[Stratum]] = {s: Counter() for s in SPLITS}
+        self.split_of_group: dict[int, str] = {}
+
+    def put(self, index: int, split: str) -> None:
+        self.split_of_group[index] = split
+        self.assigned[split].update(self.groups[index].strata)
+
+    def types_in(self, split: str) -> set[str]:
+        return {t for t, _ in self.assigned[split]}
+
+    def size(self, split: str) -> int:
+        return sum(self.assigned[split].values())
+
+    def target(self, split: str) -> Fraction:
+        return self.ratio[split] * self.n_units
+
+
+def _cover(state: _Assignment) -> None:
+    """1. coverage, rarest types first. A split takes the free group with the fewest items per
+    type it adds, preferring groups that fit in the room left below its target size; a
+    group larger than the split's whole target (and than the types it adds) is never
+    used, so a large group does not land in a small split just to cover a type.
+    A type in fewer groups than splits goes to the largest splits it can fill."""
+    holding = {t: [i for i, g in enumerate(state.groups) if t in g.types] for t in TYPE_NAMES}
+    for type_name in sorted(TYPE_NAMES, key=lambda t: len(holding[t])):
+        largest = sorted(state.active, key=state.ratio.get, reverse=True)[:len(holding[type_name])]
+        for split in (s for s in state.active if s in largest):
+            if type_name in state.types_in(split):
+                continue
+            target = state.target(split)
+            options = []
+            for i in holding[type_name]:
+                n, new = len(state.groups[i].units), len(state.groups[i].types - state.types_in(split))
+                if i not in state.split_of_group and n <= max(target, new):
+                    options.append((n > max(target - state.size(split), new), Fraction(n, new), i))
+            if options:
+                state.put(min(options)[2], split)
+
+
+def _fill(state: _Assignment) -> None:
+    """2. greedy, largest groups first."""
+    def need(split: str, group: _Group) -> Fraction:
+        return sum(n * (state.ratio[split] * state.totals[k] - state.assigned[split][k])
+                   for k, n in group.strata.items())
+
+    for index in reversed(range(len(state.groups))):
+        if index in state.split_of_group:
+            continue
+        best = max(state.active, key=lambda s: (need(s, state.groups[index]), state.target(s) - state.size(s),
+                                                state.ratio[s], -SPLITS.index(s)))
+        state.put(index, best)
+
+
 def assign_splits(units: Sequence[SplitUnit], ratios: tuple[float, float, float], seed: int) -> dict[str, str]:
     """Item id -> split name."""
     groups = [_Group(g, Counter((u.type, u.n_passages) for u in g), frozenset(u.type for u in g))
               for g in leakage_groups(units)]
     random.Random(seed).shuffle(groups)
     groups.sort(key=lambda g: len(g.units))  # stable: equal sizes keep the seeded order
-
-    ratio = {s: Fraction(str(r)) for s, r in zip(SPLITS, ratios)}  # exact: 0.1 × 10 is 1, not 1.0000000000000002
-    active = sorted((s for s in SPLITS if ratio[s] > 0), key=lambda s: (ratio[s], SPLITS.index(s)))
-    totals: Counter[Stratum] = Counter()
-    for g in groups:
-        totals.update(g.strata)
-    assigned: dict[str, Counter[Stratum]] = {s: Counter() for s in SPLITS}
-    split_of_group: dict[int, str] = {}
-
-    def put(index: int, split: str) -> None:
-        split_of_group[index] = split
-        assigned[split].update(groups[index].strata)
-
-    def types_in(split: str) -> set[str]:
-        return {t for t, _ in assigned[split]}
-
-    def size(split: str) -> int:
-        return sum(assigned[split].values())
-
-    # 1. coverage, rarest types first. A split takes the free group with the fewest items per
-    #    type it adds, preferring groups that fit in the room left below its target size; a
-    #    group larger than the split's whole target (and than the types it adds) is never
-    #    used, so a large group does not land in a small split just to cover a type.
-    #    A type in fewer groups than splits goes to the largest splits it can fill.
-    holding = {t: [i for i, g in enumerate(groups) if t in g.types] for t in TYPE_NAMES}
-    for type_name in sorted(TYPE_NAMES, key=lambda t: len(holding[t])):
-        largest = sorted(active, key=ratio.get, reverse=True)[:len(holding[type_name])]
-        for split in (s for s in active if s in largest):
-            if type_name in types_in(split):
-                continue
-            target = ratio[split] * len(units)
-            options = []
-            for i in holding[type_name]:
-                n, new = len(groups[i].units), len(groups[i].types - types_in(split))
-                if i not in split_of_group and n <= max(target, new):
-                    options.append((n > max(target - size(split), new), Fraction(n, new), i))
-            if options:
-                put(min(options)[2], split)
-
-    # 2. greedy, largest groups first
-    def need(split: str, group: _Group) -> Fraction:
-        return sum(n * (ratio[split] * totals[k] - assigned[split][k]) for k, n in group.strata.items())
-
-    for index in reversed(range(len(groups))):
-        if index in split_of_group:
-            continue
-        best = max(active, key=lambda s: (need(s, groups[index]), ratio[s] * len(units) - size(s), ratio[s],
-                                          -SPLITS.index(s)))
-        put(index, best)
-
-    return {unit.id: split_of_group[i] for i, g in enumerate(groups) for unit in g.units}
+    state = _Assignment(groups, ratios, len(units))
+    _cover(state)
+    _fill(state)
+    return {unit.id: state.split_of_group[i] for i, g in enumerate(groups) for unit in g.units}

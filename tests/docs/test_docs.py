@@ -136,7 +136,8 @@ def test_architecture_run_folder_table_is_the_contract():
 
 def test_architecture_stage_table_is_STAGES():
     rows = _table(DOCS / "architecture.md", "| stage | reads | writes |")
-    documented = {_code(stage): ({_code(r) for r in reads.split(", ") if r}, {_code(w) for w in writes.split(", ") if w})
+    documented = {_code(stage): ({_code(r) for r in reads.split(", ") if r},
+                                 {_code(w) for w in writes.split(", ") if w})
                   for stage, reads, writes in rows}
     assert documented == {name: (set(s.reads), set(s.writes)) for name, s in STAGES.items()}
 

@@ -34,8 +34,9 @@ def _item(type_name: str, index: int, sources: list[Passage], violating: list[st
     pattern = CATALOGUE[type_name].pattern
     anchors = [n for n, role in pattern.nodes(data="role") if role == "anchor"]
     # one anchor per source passage title; extra anchors get a distinct name from the same article
-    node = {n: n for n in pattern.nodes} | {a: sources[k % len(sources)].title + ("" if k < len(sources) else f" (part {k})")
-                                            for k, a in enumerate(anchors)}
+    node = {n: n for n in pattern.nodes} | {
+        a: sources[k % len(sources)].title + ("" if k < len(sources) else f" (part {k})")
+        for k, a in enumerate(anchors)}
     target = next(n for n, role in pattern.nodes(data="role") if role == "target")
     triples = tuple(Triple(node[s], f"relation {data['index'] + 1}", node[o], data["negated"], data["union"])
                     for s, o, data in sorted(pattern.edges(data=True), key=lambda e: e[2]["index"]))

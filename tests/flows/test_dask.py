@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 
-
 @pytest.mark.slow
 def test_generation_chunks_run_on_dask_process_workers_and_fill_the_shared_cache(
         line: Any, calls: Counter[str], small_config: Path, tmp_path: Path) -> None:
@@ -26,7 +25,7 @@ def test_generation_chunks_run_on_dask_process_workers_and_fill_the_shared_cache
     assert calls["generate"] == 0  # ran in the worker processes, not in this one
     chunks = sorted(p.name for p in (dask_dir / "chunks").iterdir())
     assert len(chunks) == 2 and counts["items"] == len((dask_dir / "items.jsonl").read_text().splitlines())
-    assert {json.loads(l)["type"] for l in (dask_dir / "items.jsonl").read_text().splitlines()} == {
+    assert {json.loads(row)["type"] for row in (dask_dir / "items.jsonl").read_text().splitlines()} == {
         t for chunk in chunks for t in chunk.split("-")}
 
     # the same chunks in this process come from the result store the workers wrote

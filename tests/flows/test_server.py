@@ -57,7 +57,8 @@ def test_a_bad_input_is_one_line_without_traceback(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_worker_runs_a_deployment_of_flows_yaml_on_a_real_server(small_config: Path, tmp_path: Path) -> None:
     service = Service(tmp_path / "serve", PORT)
-    env = {**clean_env(), "PREFECT_API_URL": service.api_url, "PREFECT_HOME": str(tmp_path / "client"), "COLUMNS": "200"}
+    env = {**clean_env(), "PREFECT_API_URL": service.api_url, "PREFECT_HOME": str(tmp_path / "client"),
+           "COLUMNS": "200"}
     run_dir = tmp_path / "runs" / "deployed"
     try:
         started = subprocess.run([*COMLQ, "serve", "start", "--port", str(PORT), "--home", str(service.home)],

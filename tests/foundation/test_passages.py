@@ -33,7 +33,8 @@ def test_passage_jsonl_and_beir_corpus(tmp_path):
     beir = tmp_path / "beir"
     beir.mkdir()
     (beir / "corpus.jsonl").write_text(
-        json.dumps({"_id": "10", "title": "T", "text": "some text"}) + "\n" + json.dumps({"_id": 11, "text": "more"}) + "\n")
+        json.dumps({"_id": "10", "title": "T", "text": "some text"}) + "\n"
+        + json.dumps({"_id": 11, "text": "more"}) + "\n")
     from_folder = list(iter_passages(str(beir)))
     assert [(p.id, p.title, p.text) for p in from_folder] == [("10", "T", "some text"), ("11", "", "more")]
     assert list(iter_passages(str(beir / "corpus.jsonl"))) == from_folder
@@ -58,7 +59,8 @@ def _hub_folder(root):
         "    path: 20231101.en/train-*\n---\n# tiny wikipedia\n")
     long_text = " ".join(f"w{i}" for i in range(230))
     pq.write_table(pa.table({"id": ["12", "13"], "url": ["u", "v"], "title": ["Alpha", "Beta"],
-                             "text": [long_text, "Beta is short."]}), root / "20231101.en" / "train-00000-of-00001.parquet")
+                             "text": [long_text, "Beta is short."]}),
+                   root / "20231101.en" / "train-00000-of-00001.parquet")
     return root
 
 

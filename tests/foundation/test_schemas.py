@@ -11,7 +11,8 @@ from pipeline.schemas import SCHEMA_NAMES, load_schema, read_jsonl, validate, wr
 
 def make_item(**overrides) -> Item:
     fields = dict(
-        id="kg-2in-0001", type="2in", n_passages=2, question="Which films did Stanley Kubrick direct, not in the 1960s?",
+        id="kg-2in-0001", type="2in", n_passages=2,
+        question="Which films did Stanley Kubrick direct, not in the 1960s?",
         indicator="{?x | (?y, R1, ?x) ∧ ¬(?x, R2, ?z)}",
         grounded_indicator="{?x | (Stanley Kubrick, directed, ?x) ∧ ¬(?x, released in, 1960s)}",
         triples=(Triple("Stanley Kubrick", "directed", "?x"), Triple("?x", "released in", "1960s", negated=True)),
@@ -33,7 +34,8 @@ def test_records_round_trip_through_their_schemas():
     validate(item.to_dict(), "item")
     assert Item.from_dict(json.loads(json.dumps(item.to_dict()))) == item
     assert item.negations == 1 and item.variant == "2in_2"
-    passage = Passage("wv-1", "Barry Lyndon", "Barry Lyndon is a 1975 film.", description="1975 film by Stanley Kubrick")
+    passage = Passage("wv-1", "Barry Lyndon", "Barry Lyndon is a 1975 film.",
+                      description="1975 film by Stanley Kubrick")
     validate(passage.to_dict(), "passage")
     assert Passage.from_dict(passage.to_dict()) == passage
     vote = ReviewVote("kg-2in-0001", "a@example.org", True, True, {"wv-1": 1, "wv-2": 2}, task_id=3)

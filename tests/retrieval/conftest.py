@@ -72,12 +72,14 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.endswith("/chat/completions"):
             payload = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
                        "choices": [{"index": 0, "finish_reason": "stop",
-                                    "message": {"role": "assistant", "content": answer(body["messages"][-1]["content"])}}],
+                                    "message": {"role": "assistant",
+                                                "content": answer(body["messages"][-1]["content"])}}],
                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
         elif self.path.endswith("/embeddings"):
             inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
             payload = {"object": "list", "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1},
-                       "data": [{"object": "embedding", "index": i, "embedding": embed(t)} for i, t in enumerate(inputs)]}
+                       "data": [{"object": "embedding", "index": i, "embedding": embed(t)}
+                                for i, t in enumerate(inputs)]}
         else:
             self.send_error(404)
             return

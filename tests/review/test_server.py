@@ -122,7 +122,8 @@ def test_a_token_other_than_the_first_starts_is_a_clear_error(ls, monkeypatch):
     monkeypatch.setenv(ls.config.token_env, "not-the-first-start-token")
     data_dir = server.Server.from_config(ls.config).data_dir
     expected = (rf"Label Studio at {re.escape(ls.config.url)} rejected the API token: it must be the token the server "
-                rf"in {re.escape(str(data_dir))} was first started with \(check \${ls.config.token_env} / review.token_env\)$")
+                rf"in {re.escape(str(data_dir))} was first started with "
+                rf"\(check \${ls.config.token_env} / review.token_env\)$")
     with pytest.raises(ComlqError, match=expected):
         server.start(ls.config, log=lambda _: None)
     with pytest.raises(ComlqError, match=expected):

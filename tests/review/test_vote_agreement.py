@@ -50,7 +50,8 @@ def vote(who: str, relevance: dict[str, int], item: str = "r-1p-1", annotation_i
 
 def _reviewed(run, case):
     items, _ = review_items(run, ReviewConfig())
-    votes = {item_id: [ReviewVote.from_dict({"item_id": item_id, **v}) for v in vs] for item_id, vs in case["votes"].items()}
+    votes = {item_id: [ReviewVote.from_dict({"item_id": item_id, **v}) for v in vs]
+             for item_id, vs in case["votes"].items()}
     return [{"item": item, "review": decide(item, votes.get(item["id"], []), 3, case["pool"].get(item["id"], []))}
             for item in items]
 
