@@ -15,9 +15,10 @@ ComLQ edge directions.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Iterable, Literal, Sequence
+from typing import Literal
 
 import networkx as nx
 from lark import Lark, Transformer

@@ -5,8 +5,17 @@ import pytest
 
 from pipeline.errors import ComlqError
 from pipeline.querytypes import (
-    CATALOGUE, NEGATION_TYPES, TYPE_NAMES, check_triples, classify, format_indicator, get_type, matches,
-    parse_indicator, pattern_from_indicator, query_graph,
+    CATALOGUE,
+    NEGATION_TYPES,
+    TYPE_NAMES,
+    check_triples,
+    classify,
+    format_indicator,
+    get_type,
+    matches,
+    parse_indicator,
+    pattern_from_indicator,
+    query_graph,
 )
 from pipeline.records import Triple
 
