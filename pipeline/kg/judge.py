@@ -81,7 +81,8 @@ def main() -> None:
         write_jsonl(args.out, sample(args.items, args.passages, args.per_type, args.seed), None)
     else:
         for point, (held, judged) in table(list(read_jsonl(Path(args.file), None))).items():
-            print(f"| {point} | {held}/{judged} | {held / judged:.0%} |")
+            if judged:  # a sheet without negation types judges no negation
+                print(f"| {point} | {held}/{judged} | {held / judged:.0%} |")
 
 
 if __name__ == "__main__":

@@ -41,13 +41,13 @@ def test_every_split_has_every_type_the_input_had(generated_export: tuple[Path, 
         for type_name in {queries[n]["type"] for n in component if n in queries}:
             groups_of_type[type_name] += 1
     input_types = {i["type"] for i in items}
-    assert len(input_types) >= 12 and sum(n < 3 for n in groups_of_type.values()) <= 2
+    # the sparse shapes (3i, ip, pi) come in few groups from 800 passages; most types in 3 or more
+    assert len(input_types) >= 12 and sum(n >= 3 for n in groups_of_type.values()) >= 10
+    # a type in k groups reaches the k largest splits (0.7 / 0.1 / 0.2: train, then test, then validation)
+    rank = {"train": 1, "test": 2, "validation": 3}
     for split in SPLITS:
         split_types = {q["type"] for q in queries.values() if q["split"] == split}
-        if split == "validation":  # the smallest split gives way when a type has only two groups
-            assert split_types == {t for t in input_types if groups_of_type[t] >= 3}
-        else:
-            assert split_types == input_types, split
+        assert split_types == {t for t in input_types if groups_of_type[t] >= rank[split]}, split
 
 
 def test_no_passage_is_evidence_in_two_splits(generated_export: tuple[Path, Path]) -> None:

@@ -174,6 +174,17 @@ def test_precision_sample_is_fully_judged_and_in_the_docs():
         assert f"| `{relation}` | {correct}/{judged} |" in docs, relation
 
 
+def test_3i_ip_sample_is_fully_judged_and_in_the_docs():
+    rows = [json.loads(line) for line in (FIXTURES / "item_judgements_3i_ip.jsonl").open()]
+    assert len(rows) >= 10 and {r["type"] for r in rows} == {"3i", "ip"} and all(r["note"] for r in rows)
+    assert all(v in (True, False) for r in rows for v in r["verdicts"].values())
+    docs = (Path(__file__).parents[2] / "docs" / "generators.md").read_text(encoding="utf-8")
+    block = docs[docs.index("| point (3i, ip) |"):]
+    for point, (held, judged) in item_table(rows).items():
+        if judged:
+            assert f"| `{point}` | {held}/{judged} |" in block, point
+
+
 def test_item_sample_is_fully_judged_and_in_the_docs():
     rows = [json.loads(line) for line in (FIXTURES / "item_judgements.jsonl").open()]
     assert len({r["type"] for r in rows}) >= 13 and all(r["note"] for r in rows)
