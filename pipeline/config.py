@@ -64,6 +64,7 @@ class GenerateConfig:
     triples: str | None = None  # user-supplied triples JSONL for the kg generator
     relation_weights: dict[str, float] = field(default_factory=dict)  # kg sampling weights (pipeline/kg/weights.yaml)
     corpus_check: bool = True  # kg: drop items whose answers the corpus text may contradict (pipeline/kg/complete.py)
+    allow_short: bool = False  # go on when a type got no usable item at all (--allow-short; stats.json says so)
 
 
 @dataclass

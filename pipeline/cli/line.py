@@ -43,7 +43,7 @@ def _generate(args: argparse.Namespace) -> None:
     print(f"wrote {len(result.items)} items and {len(result.rejected)} rejections to {args.out}")
     if result.stats["short_types"]:
         print(f"short types (usable of requested): {describe_shortfalls(result.stats)}")
-    check_shortfalls(result.stats, args.out, args.allow_short)
+    check_shortfalls(result.stats, args.out, args.allow_short or config.generate.allow_short)
 
 
 def _export(args: argparse.Namespace) -> None:

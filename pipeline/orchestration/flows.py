@@ -585,7 +585,8 @@ def build_benchmark(run_dir: str = "runs/default", config: str | None = None, so
         counts["generate"] = generate_flow.with_options(task_runner=generate_runner)(
             run_dir, config, cfg.generate.generator, cfg.generate.per_type, cfg.generate.seed, types, types_per_chunk)
         bar.step()
-        generate_stage.check_shortfalls(read_json(RunFolder(run_dir).stats), run_dir, allow_short)
+        generate_stage.check_shortfalls(read_json(RunFolder(run_dir).stats), run_dir,
+                                        allow_short or cfg.generate.allow_short)
         if review:
             bar.start("review-push")
             counts["review-push"] = push_review_flow(run_dir, config)

@@ -282,10 +282,10 @@ def can_mount() -> bool:
 
 @pytest.fixture(scope="session")
 def scripted():
-    """The scripted OpenAI-compatible server's module (the one import of it: it is moving to tests/support)."""
-    from pipeline.llm import scripted_server
+    """The scripted OpenAI-compatible server's module (a test double in tests/support)."""
+    from tests.support import scripted_openai
 
-    return scripted_server
+    return scripted_openai
 
 
 @pytest.fixture(scope="session")

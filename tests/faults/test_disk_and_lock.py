@@ -97,7 +97,7 @@ def test_second_run_on_a_held_folder(probe, tmp_path: Path) -> None:
     (run / "keep.txt").parent.mkdir(parents=True)
     (run / "keep.txt").write_text("the first run's output")
     with RunLock(run):
-        outcome = probe.cli("run", "--out", run, "--per-type", "1", what="run-on-held-folder")
+        outcome = probe.cli("run", "--out", run, "--per-type", "2", what="run-on-held-folder")
         line = outcome.error_line()
         assert f"pid {os.getpid()}" in line and socket.gethostname() in line and str(run) in line, line
         assert json.loads((run / ".comlq" / "run.lock").read_text())["pid"] == os.getpid()  # the holder's lock kept

@@ -13,9 +13,10 @@ def test_card_sums_rejected_attempts(probe, review_run: Path, tmp_path: Path) ->
                 {"generator": "kg", "reason": "dead_end", "attempts": 475},
                 {"generator": "llm", "reason": "bad_reply", "attempts": None}]
     (review_run / "rejected.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rejected))
-    probe.cli("export", review_run, "--out", tmp_path / "export", "--distractors", "0", what="card attempts").ok()
+    probe.cli("export", review_run, "--out", tmp_path / "export", "--distractors", "0", "--ratios", "0,0,1",
+              what="card attempts").ok()
     card = (tmp_path / "export" / "README.md").read_text()
-    assert "| dead_end | 9475 |" in card and "| bad_reply | 1 |" in card, card[-1500:]
+    assert "| dead_end | 2 | 9475 |" in card and "| bad_reply | 1 | – |" in card, card[-1500:]
 
 
 def test_huge_single_line_record_is_cut(probe, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from sentence_transformers import CrossEncoder
@@ -25,10 +26,10 @@ from retrieval.evaluate import run_evaluation
 from retrieval.negation import twin
 from retrieval.rerank import CrossEncoderScorer, RerankRetriever, quiet_loading, resolve_model
 from retrieval.train import base_model_path, seed_everything, train_reranker
-from retrieval.train_data import build_groups, counts, export_folder, read_rows, retrieve_for
+from retrieval.train_data import PER_KIND, build_groups, counts, export_folder, read_rows, retrieve_for
 
 FILMS = Path(__file__).parents[1] / "kg" / "fixtures"
-TINY = TrainConfig(max_groups=32, max_length=48, epochs=3, learning_rate=1e-4, negatives=3, first_k=10)
+TINY = TrainConfig(max_groups=32, max_length=48, epochs=4, learning_rate=3e-4, negatives=3, first_k=10)
 
 
 @pytest.fixture(scope="session")
@@ -76,7 +77,7 @@ def test_groups_hold_each_kind_and_twin_questions(tiny_run) -> None:
     assert tally["positive"] == tally["groups"] and tally["twin"] > 0 and tally["violating"] > 0
     for group in groups:
         assert group.examples[0].label == 1 and all(e.label == 0 for e in group.examples[1:])
-        assert len(group.examples) <= 4
+        assert len(group.examples) <= max(4, 1 + 2 * PER_KIND + 1)  # labelled kinds and the twin come first
     asked = [g for g in groups if g.query_id.endswith("~not")]
     assert asked, "no twin question was made"
     for group in asked:  # the twin passage answers the twin question; its original is the only negative
@@ -109,8 +110,12 @@ def test_trained_model_loads_and_ranks_a_twin_below_its_original(tiny_model) -> 
         return start.predict(chosen, activation_fn=torch.nn.Identity())
 
     before = untrained([(q, p) for q, p, _ in pairs]) - untrained([(q, t) for q, _, t in pairs])
+    # only pairs whose negation falls inside the 48 tokens the model reads can differ at all
+    seen = np.array([start.tokenizer(q, p, truncation=True, max_length=48)["input_ids"]
+                     != start.tokenizer(q, t, truncation=True, max_length=48)["input_ids"] for q, p, t in pairs])
+    assert seen.any()
     # the twin is ranked below its original on average, and further below than before training
-    assert margin.mean() > 0 and margin.mean() > before.mean()
+    assert margin[seen].mean() > 0 and margin[seen].mean() > before[seen].mean()
 
 
 def test_rerank_retriever_in_an_evaluation_with_its_pair_cache(tiny_run, tiny_model, tmp_path) -> None:
