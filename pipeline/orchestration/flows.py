@@ -465,7 +465,7 @@ def train_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
     cfg = run_config(config)
     run = RunFolder(run_dir)
     if not uses_run_reranker(cfg.evaluate):
-        return {"skipped (no rerank retriever with model auto)": True}
+        return {"model": "not trained (no rerank retriever with model=auto)"}
     return once(run, "train", lambda: train_task(str(run.export.root), str(run.models.reranker.root), cfg.train),
                 cfg.train)
 
