@@ -86,7 +86,7 @@ def artifacts(run_dir: Path, kind: str) -> list[Any]:
 
 def test_progress_artifacts_exist_and_end_at_100(line: Any) -> None:
     progress = {artifact.key: artifact.data for artifact in artifacts(line.run_dir, "progress")}
-    assert set(progress) == {"comlq-run-progress", "comlq-generate-progress"}
+    assert set(progress) == {"comlq-run-progress", "comlq-prepare-progress", "comlq-generate-progress"}
     assert all(value == 100 for value in progress.values())
 
 

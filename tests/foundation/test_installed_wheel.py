@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # The smallest size at which every query type keeps an item in each of the three splits (at 3 or 4
 # per type, 600 passages leave some types out of the validation split).
 PER_TYPE, LIMIT = 5, 600
-FAST = '[evaluate]\nretrievers = ["bm25"]\n'  # the deployment test evaluates with BM25 only
+# the deployment test evaluates with BM25 only; 600 passages give no 3i item (a shortfall, not a failure here)
+FAST = '[generate]\nallow_short = true\n\n[evaluate]\nretrievers = ["bm25"]\n'
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ def test_the_installed_wheel_runs_the_line_outside_the_clone(installed: Installe
     assert helped.returncode == 0, helped.stderr
     assert helped.stdout.startswith("usage: comlq serve")
 
-    ran = installed.comlq("run", "--out", "run", "--per-type", str(PER_TYPE), "--limit", str(LIMIT))
+    ran = installed.comlq("run", "--out", "run", "--per-type", str(PER_TYPE), "--limit", str(LIMIT), "--allow-short")
     assert ran.returncode == 0, ran.stderr
     run = RunFolder(installed.work / "run")
     assert len(run.items.read_text().splitlines()) > 0
