@@ -91,9 +91,9 @@ def load_passages(source: str | Path) -> dict[str, Passage]:
     """The passages of a source (a passage JSONL, BEIR corpus, Parquet, `sample`, `hf:`) as an
     id -> Passage map (insertion order kept); no passages or a repeated id is an error."""
     passages: dict[str, Passage] = {}
-    for passage in iter_passages(str(source)):
+    for where, passage in _located(str(source)):
         if passages.setdefault(passage.id, passage) is not passage:
-            raise ComlqError(f"{source}: duplicate passage id {quote(passage.id)}")
+            raise ComlqError(f"{where}: duplicate passage id {quote(passage.id)}")
     if not passages:
         raise ComlqError(f"{source}: no passages")
     return passages

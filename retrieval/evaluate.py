@@ -108,6 +108,8 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
         with AtomicWriter(report.shuffled_ids) as handle:
             handle.write("opaque-id\toriginal-id\n")
             handle.writelines(f"{opaque}\t{original}\n" for original, opaque in names.items())
+    else:  # an earlier shuffled run's map would name ids this run does not use
+        report.shuffled_ids.unlink(missing_ok=True)
     write_json(report.metrics, metrics, "metrics")
     write_json(report.per_query, values)
     write_report(report.root, metrics)

@@ -40,7 +40,7 @@ class CardFacts:
     corpus: list[Passage]
     pool_size: int
     distractors: int
-    untested: list[str] = field(default_factory=list)  # types whose items are too few to reach the test split
+    untested: list[str] = field(default_factory=list)  # types whose passage-sharing groups cannot reach the test split
 
 
 def _scalars(data: Any, prefix: str = "", depth: int = 2) -> Iterator[tuple[str, Any]]:

@@ -96,7 +96,8 @@ def export(run_dir: str | Path, out: str | Path, config: ExportConfig,
     split_of = assign_splits(units, ratios, config.seed)
     untested = check_evaluated_split({s: Counter(u.type for u in units if split_of[u.id] == s) for s in SPLITS}, ratios)
     if untested:
-        log.warning("not in the test split (their items share too many passages): %s", ", ".join(untested))
+        log.warning("not in the test split (their items share passages in groups too few or too large to reach it): %s",
+                    ", ".join(untested))
     groups = leakage_groups(units)
     passages_path = Path(passages_path) if passages_path else default_passages(run_dir)
     pool = load_passages(passages_path)

@@ -218,6 +218,7 @@ def generate_flow(run_dir: str, config: str | None = None, generator: str | None
     Dask each worker process runs one chunk at a time.
     """
     cfg = run_config(config, generator=generator, per_type=per_type, seed=seed)
+    cfg.generate = replace(cfg.generate, allow_short=False)  # checked after generation: not part of its keys
     run = RunFolder(run_dir)
     wanted = generate_stage.check_types(tuple(types or TYPE_NAMES))
     gen = get_generator(cfg.generate.generator)
@@ -303,6 +304,7 @@ def push_review_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
     """RUN/items.jsonl -> Label Studio tasks (3 annotations each), with pooled candidates;
     idempotent on the server too. Records the run for the scheduled collect."""
     cfg = run_config(config)
+    use_secret_token(cfg.review)  # a scheduled run's worker may not carry the token
 
     def work() -> dict[str, Any]:
         counts = push_task(run_dir, cfg.review, pool_task(run_dir, cfg))
@@ -394,7 +396,8 @@ def collect_review_flow(run_dir: str | None = None, runs_root: str = "runs", con
     waiting: list[str] = []
     finished: list[str] = []
     for run, run_cfg in targets.items():
-        if collected(run):  # nothing to do again
+        if collected(run):  # nothing to do again (the registry may have missed it: a crash after the marker)
+            review_runs.mark_collected(run, cfg.review.registry)
             continue
         try:
             outcome = collect_run(run, run_cfg, deadline_hours, evaluate)
@@ -591,6 +594,7 @@ def build_benchmark(run_dir: str = "runs/default", config: str | None = None, so
             bar.start("review-push")
             counts["review-push"] = push_review_flow(run_dir, config)
             bar.step()
+            goes_on = collected(run_dir)  # changed items were pushed again: they wait for new votes
         if goes_on:
             bar.start("export")
             counts["export"] = export_flow(run_dir, config)

@@ -102,7 +102,7 @@ def record_push(run_dir: str | Path, config: str | Path | None, review: ReviewCo
 def mark_collected(run_dir: str | Path, registry: str | None = None) -> None:
     run = str(Path(run_dir).absolute())
     with _locked(review_registry(registry)) as runs:
-        runs[:] = [ReviewRun(r.run, r.config, r.registered, _now()) if r.run == run else r for r in runs]
+        runs[:] = [ReviewRun(r.run, r.config, r.registered, r.collected or _now()) if r.run == run else r for r in runs]
 
 
 def waiting(registry: str | None = None) -> list[ReviewRun]:
