@@ -136,3 +136,20 @@ def test_a_user_error_is_not_retried(harness: Path, monkeypatch: pytest.MonkeyPa
     assert flaky.calls == 1
     with pytest.raises(ComlqError, match="no such file"):
         state.result()
+
+
+def test_allow_short_is_checked_after_generation_not_part_of_its_key(line: Any, calls: Counter[str],
+                                                                       tmp_path: Path) -> None:
+    from pipeline.generator import empty_types
+    from pipeline.orchestration.flows import build_benchmark
+    from tests.flows.conftest import SMALL
+
+    run_dir = tmp_path / "strict"
+    shutil.copytree(line.run_dir, run_dir)
+    strict = tmp_path / "strict.toml"
+    strict.write_text(SMALL.read_text().replace("allow_short = true", "allow_short = false"))
+    state = build_benchmark(run_dir=str(run_dir), config=str(strict), return_state=True)
+    assert calls["generate"] == 0  # same items asked for: the line's are kept, not generated again
+    empty = empty_types(json.loads((line.run_dir / "stats.json").read_text()))
+    assert empty, "the small line is expected to leave a type empty (300 passages)"
+    assert state.is_failed() and f"no usable item of type {', '.join(empty)}" in state.message
