@@ -26,9 +26,9 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from pipeline.errors import ComlqError
+from pipeline.progress import Progress
 from pipeline.runfolder import ModelFolder, latest_model
 from pipeline.schemas import AtomicWriter
 from retrieval.base import Corpus, Query, Retriever, RetrieverUnavailable, Run, ranked
@@ -163,15 +163,14 @@ class CrossEncoderScorer:
         todo = {k: pair for k, pair in zip(keys, pairs) if k not in known}
         if todo:
             items = list(todo.items())
-            bar = tqdm(total=len(items), desc=f"reranking ({self.path.name})", unit="pair",
-                       disable=not self.progress or len(items) < 256)
-            for start in range(0, len(items), SHARD_PAIRS):
-                shard = items[start:start + SHARD_PAIRS]
-                logits = self._predict([pair for _, pair in shard])
-                self.cache.add({k: float(s) for (k, _), s in zip(shard, logits)})
-                self.scored += len(shard)
-                bar.update(len(shard))
-            bar.close()
+            with Progress(f"reranking ({self.path.name})", total=len(items), unit="pair",
+                          enabled=self.progress and len(items) >= 256) as bar:
+                for start in range(0, len(items), SHARD_PAIRS):
+                    shard = items[start:start + SHARD_PAIRS]
+                    logits = self._predict([pair for _, pair in shard])
+                    self.cache.add({k: float(s) for (k, _), s in zip(shard, logits)})
+                    self.scored += len(shard)
+                    bar.update(len(shard))
         return np.array([known[k] for k in keys], dtype=np.float64)
 
 

@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
 from pipeline.config import TrainConfig
 from pipeline.errors import ComlqError
+from pipeline.progress import Progress
 from pipeline.resources import read_prompt
 from pipeline.runfolder import ExportFolder, ModelFolder
 from pipeline.schemas import AtomicWriter, write_json, write_jsonl
@@ -115,25 +115,26 @@ def fit_cross_encoder(model, groups: Sequence[Group], config: TrainConfig, progr
     scheduler = _schedule(optimizer, len(batches))
     model.train()
     pairs, started = 0, time.perf_counter()
-    bar = tqdm(batches, desc="training reranker", unit="step", disable=not progress)
-    for batch in bar:
-        inputs = [(g.question, e.text) for g in batch for e in g.examples]
-        sizes = [len(g.examples) for g in batch]
-        features = {k: v for k, v in model.preprocess(inputs).items()}
-        with autocast:
-            logits = model(features)["scores"].float().view(-1)
-        width = max(sizes)
-        padded = torch.full((len(batch), width), float("-inf"))
-        for row, chunk in enumerate(torch.split(logits, sizes)):
-            padded[row, :len(chunk)] = chunk
-        loss = torch.nn.functional.cross_entropy(padded, torch.zeros(len(batch), dtype=torch.long))
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        scheduler.step()
-        optimizer.zero_grad()
-        pairs += len(inputs)
-        bar.set_postfix(loss=f"{loss.item():.3f}")
+    with Progress("training reranker", total=len(batches), unit="step", enabled=progress) as bar:
+        for batch in batches:
+            inputs = [(g.question, e.text) for g in batch for e in g.examples]
+            sizes = [len(g.examples) for g in batch]
+            features = {k: v for k, v in model.preprocess(inputs).items()}
+            with autocast:
+                logits = model(features)["scores"].float().view(-1)
+            width = max(sizes)
+            padded = torch.full((len(batch), width), float("-inf"))
+            for row, chunk in enumerate(torch.split(logits, sizes)):
+                padded[row, :len(chunk)] = chunk
+            loss = torch.nn.functional.cross_entropy(padded, torch.zeros(len(batch), dtype=torch.long))
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            pairs += len(inputs)
+            bar.set_postfix_str(f"loss {loss.item():.3f}")
+            bar.update()
     model.eval()
     seconds = time.perf_counter() - started
     return {"steps": len(batches), "pairs": pairs, "seconds": round(seconds, 1),
@@ -254,15 +255,17 @@ def train_dense(export_path: str | Path, out: str | Path, config: TrainConfig | 
         autocast, precision = _autocast(config.precision)
         model.train()
         started = time.perf_counter()
-        for batch in tqdm(batches, desc="training bi-encoder", unit="step", disable=not progress):
-            features = [model.preprocess([t[i] for t in batch]) for i in range(3)]
-            with autocast:
-                loss = loss_fn(features, None)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
+        with Progress("training bi-encoder", total=len(batches), unit="step", enabled=progress) as bar:
+            for batch in batches:
+                features = [model.preprocess([t[i] for t in batch]) for i in range(3)]
+                with autocast:
+                    loss = loss_fn(features, None)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                optimizer.step()
+                scheduler.step()
+                optimizer.zero_grad()
+                bar.update()
         model.eval()
         seconds = time.perf_counter() - started
         model.save(str(tmp))
