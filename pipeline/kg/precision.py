@@ -1,7 +1,7 @@
 """Hand-checking the built-in extractor: draw facts at random, judge them against the passage text, tabulate.
 
     python -m pipeline.kg.precision sample --source sample --source CORPUS --facts 100 --seed 1 --out FILE
-    python -m pipeline.kg.precision table FILE                            # docs/generators.md table
+    python -m pipeline.kg.precision table FILE   # docs/generators.md table, with 95% Wilson intervals
 
 Each sampled line holds the fact (labels), the passage id, the passage's text and the sentence
 that states the fact with its two mentions, and a `verdict` ("correct" or "wrong") with a `note`,
@@ -17,6 +17,8 @@ import dataclasses
 import random
 from collections import defaultdict
 from pathlib import Path
+
+from scipy.stats import binomtest
 
 from pipeline.kg.extract import extract
 from pipeline.passages import iter_passages
@@ -56,6 +58,21 @@ def table(rows: list[dict]) -> dict[str, tuple[int, int]]:
     return {k: (c, n) for k, (c, n) in sorted(counts.items(), key=lambda kv: (kv[0] == "all", kv[0]))}
 
 
+def wilson(correct: int, judged: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a proportion: honest at small n and near 0 or 1, unlike the normal one."""
+    ci = binomtest(correct, judged).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def table_rows(rows: list[dict]) -> list[str]:
+    """The markdown rows of the docs table: relation, correct/judged, precision, 95% Wilson interval."""
+    lines = []
+    for relation, (correct, judged) in table(rows).items():
+        low, high = wilson(correct, judged)
+        lines.append(f"| `{relation}` | {correct}/{judged} | {correct / judged:.0%} | {low:.0%}–{high:.0%} |")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m pipeline.kg.precision")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -70,8 +87,7 @@ def main() -> None:
     if args.command == "sample":
         write_jsonl(args.out, sample(args.source or ["sample"], args.facts, args.seed), None)
     else:
-        for relation, (correct, judged) in table(list(read_jsonl(Path(args.file), None))).items():
-            print(f"| `{relation}` | {correct}/{judged} | {correct / judged:.0%} |")
+        print("\n".join(table_rows(list(read_jsonl(Path(args.file), None)))))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from pipeline.kg import cache as cache_module
 from pipeline.kg.cache import ReadingCache, read_passages
 from pipeline.kg.extract import century, date_value, extract
 from pipeline.kg.judge import table as item_table
-from pipeline.kg.precision import table
+from pipeline.kg.precision import table, table_rows, wilson
 from pipeline.passages import load_passages
 from pipeline.records import Passage
 
@@ -161,7 +161,8 @@ def test_century(year, bc, expected):
 
 def test_precision_sample_is_fully_judged_and_in_the_docs():
     rows = [json.loads(line) for line in (FIXTURES / "precision_sample.jsonl").open()]
-    assert len(rows) >= 40 and all(r["verdict"] in ("correct", "wrong") and r["note"] for r in rows)
+    assert len(rows) >= 100 and all(r["verdict"] in ("correct", "wrong") and r["note"] for r in rows)
+    assert len({(r["subject"], r["relation"], r["object"]) for r in rows}) == len(rows)  # drawn without repeats
     for row in rows:  # judged against the text the benchmark ships
         assert row["sentence"] in row["text"] and row["subject_mention"] in row["sentence"]
         assert row["object_mention"] in row["sentence"]
@@ -170,8 +171,16 @@ def test_precision_sample_is_fully_judged_and_in_the_docs():
     assert judged == len(rows) and correct >= 0.9 * judged
     docs = (Path(__file__).parents[2] / "docs" / "generators.md").read_text(encoding="utf-8")
     assert f"(`all`: {correct}/{judged})" in docs
-    for relation, (correct, judged) in counts.items():
-        assert f"| `{relation}` | {correct}/{judged} |" in docs, relation
+    for line in table_rows(rows):  # per relation and total, with the Wilson interval
+        assert line in docs, line
+    low, high = wilson(correct, judged)
+    assert f"95% Wilson interval {low:.0%}–{high:.0%}".replace("%–", "–") in docs
+
+
+def test_wilson_interval_matches_the_textbook_values():
+    # Wilson (1927) at 95%: 0/10 -> [0, 0.2775]; 5/10 -> [0.2366, 0.7634]
+    assert wilson(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert wilson(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
 
 
 def test_3i_ip_sample_is_fully_judged_and_in_the_docs():
