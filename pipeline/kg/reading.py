@@ -31,7 +31,7 @@ from typing import NamedTuple
 from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 
-VERSION = "reading-2"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-3"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -118,7 +118,8 @@ class _Reader:
         for ent in self.doc.ents:
             kind = ENTITY_TYPES.get(ent.label_)
             if kind:
-                self._add(Mention(_normalise(ent.text), kind, ent.text, ent.start, ent.end))
+                span = _whole_name(ent)
+                self._add(Mention(_normalise(span.text), kind, span.text, span.start, span.end))
         if self.title:
             for alias in sorted(self._aliases(), key=len, reverse=True):
                 for match in re.finditer(rf"(?<!\w){re.escape(alias)}(?!\w)", self.doc.text):
@@ -133,6 +134,10 @@ class _Reader:
             return aliases
         opening = sorted({m for i, m in self.mentions.items() if first.start <= i < first.start + 3},
                          key=lambda m: m.start)
+        for name in _opening_names(first):  # "Heinrich Luitpold Himmler", which NER cut
+            if _holds_title(name, self.title):
+                aliases.add(name)
+                break
         for mention in opening:  # "Sir Alfred Joseph Hitchcock": a title or two may come first
             if mention.type in ("PERSON", "ORG", "PLACE", "WORK", "EVENT") and _holds_title(mention.text, self.title):
                 aliases.update((mention.name, mention.text))
@@ -381,6 +386,36 @@ def _normalise(text: str) -> str:
     text = re.sub(r"^(?:the|The)\s+", "", text.strip())
     text = re.sub(r"(?:'s|’s|')$", "", text)
     return text.strip(" ,.;:\"'")
+
+
+def _whole_name(ent):
+    """NER's span, with the year it leaves after a final "of" ("the Hungarian Revolution of | 1956")."""
+    doc, end = ent.doc, ent.end
+    if end < len(doc) and ent[-1].lower_ in _NOUN_PREPOSITIONS and doc[end].head.i == end - 1:
+        return doc[ent.start:doc[end].right_edge.i + 1]
+    return ent
+
+
+def _opening_names(sentence) -> list[str]:
+    """The names a first sentence's subject is written with, read from the parse, when it opens the
+    sentence: the subject and its compounds ("Rudolf Christian Karl Diesel"), then its whole phrase
+    ("Louis Victor Pierre Raymond, 7th Duc de Broglie")."""
+    subject = next((t for t in sentence.root.children if t.dep_ == "nsubj"), None)
+    if subject is None or subject.left_edge.i != sentence.start:
+        return []
+    words, todo = [subject], [subject]
+    while todo:
+        compounds = [c for c in todo.pop().children if c.dep_ == "compound"]
+        words += compounds
+        todo += compounds
+    indices = sorted(t.i for t in words)
+    names = []
+    if indices[0] == sentence.start and indices == list(range(indices[0], indices[-1] + 1)) \
+            and all(t.is_title for t in words):
+        names.append(sentence.doc[indices[0]:indices[-1] + 1].text)
+    if subject.right_edge.i - sentence.start < 12:
+        names.append(sentence.doc[sentence.start:subject.right_edge.i + 1].text)
+    return names
 
 
 def _holds_title(text: str, title: str) -> bool:

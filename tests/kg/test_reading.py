@@ -108,3 +108,22 @@ def test_year_values(text, value):
 ])
 def test_recover_title(text, title):
     assert recover_title(text) == title
+
+
+@pytest.mark.parametrize("title, text, mention, cls", [
+    # NER cuts the given names off ("Luitpold Himmler"); the parse's compounds keep them.
+    ("Heinrich Himmler", "Heinrich Luitpold Himmler was a German politician.", "Heinrich Luitpold Himmler",
+     "politician"),
+    ("Rudolf Diesel", "Rudolf Christian Karl Diesel was a German inventor.", "Rudolf Christian Karl Diesel",
+     "inventor"),
+    # The title's words are spread over the subject's whole phrase.
+    ("Louis de Broglie", "Louis Victor Pierre Raymond, 7th Duc de Broglie was a French physicist.",
+     "Louis Victor Pierre Raymond, 7th Duc de Broglie", "physicist"),
+    # NER leaves the year after "of" out of the name.
+    ("Hungarian Revolution of 1956", "The Hungarian Revolution of 1956 was a revolution.",
+     "The Hungarian Revolution of 1956", "revolution"),
+])
+def test_the_definition_is_about_the_whole_name_of_the_title(title, text, mention, cls):
+    found = {(s, p, o, m) for s, p, o, m, _ in read(title, text)}
+    assert (title, "is a", cls, mention) in found
+    assert not {s for s, *_ in found} - {title}  # no fact on a fragment of the name
