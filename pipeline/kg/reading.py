@@ -31,7 +31,7 @@ from typing import NamedTuple
 from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 
-VERSION = "reading-3"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-4"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -288,8 +288,8 @@ class _Reader:
         for child in verb.children:
             if child.dep_ in ("prep", "dative") and child.lower_ in _PREPOSITIONS and child.lower_ != "by":
                 for obj in (m for c in child.children if c.dep_ == "pobj" for m in self._objects(c)):
-                    # "X founded Y in 1850" dates Y as "Y was founded in 1850" does
-                    for subject in subjects + [o for o in objects if obj.type == "DATE"]:
+                    # "X founded Y in 1850" dates Y, as "Y was founded in 1850" does, and not X
+                    for subject in objects if obj.type == "DATE" and objects else subjects:
                         self.state(subject, f"{verb_lemma} {child.lower_}", obj, sentence)
         for agent in self._agents(verb) if passive else ():  # read actively: "directed by K" -> K direct X
             for patient in subjects:
@@ -345,6 +345,8 @@ class _Reader:
 
     def _apposition(self, noun, sentence) -> None:
         """"Paris, the capital of France, ...", "Alexis Carrel, a distinguished surgeon and biologist, ..."."""
+        if noun.head.conjuncts:
+            return  # "Germany, Austria, the German parts of Switzerland, ...": a list, not an apposition
         subjects = self.arguments(noun.head)
         if subjects and not self.mention(noun):
             self._relational_noun(subjects, noun, sentence)

@@ -127,3 +127,18 @@ def test_the_definition_is_about_the_whole_name_of_the_title(title, text, mentio
     found = {(s, p, o, m) for s, p, o, m, _ in read(title, text)}
     assert (title, "is a", cls, mention) in found
     assert not {s for s, *_ in found} - {title}  # no fact on a fragment of the name
+
+
+def test_a_year_dates_what_the_verb_made_not_its_maker():
+    found = read("Continental Congress", "In June 1775, the Second Continental Congress established the "
+                 "Continental Army.")
+    assert ("Continental Army", "establish in", "1775") in {t[:3] for t in found}
+    assert not {t for t in found if t[1] == "establish in" and t[0] != "Continental Army"}
+
+
+def test_a_list_is_not_an_apposition():
+    found = read("German literature", "This includes literature written in Germany, Austria, the German parts "
+                 "of Switzerland and Belgium, Liechtenstein and Luxembourg.")
+    assert not {t for t in found if t[1] == "be part of"}
+    assert ("Paris", "be capital of", "France") in {t[:3] for t in read("Paris", "Paris, the capital of France, "
+                                                                             "is a city.")}
