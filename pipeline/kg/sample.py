@@ -20,6 +20,7 @@ tried (sparse shapes such as 3i and ip are found); the full check above is uncha
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections import Counter
@@ -323,3 +324,147 @@ class Sampler:
             raise Reject("no_violating_passage")
         return Grounding(plan, dict(anchors), dict(relations), sets, frozenset(answers), tuple(sorted(evidence)),
                          tuple(sorted(violating)))
+
+
+class Enumerator(Sampler):
+    """Groundings of the intersection types (3i, 3in, ip) by enumerating anchor combinations.
+
+    A random walk rarely finds three conditions that each matter (3i), or two and then a
+    projection (ip): most answers have no such combination. So the core, the node whose plain
+    steps all end at anchors, is grounded from a member's own conditions (anchor, relation),
+    combinations of them tried in a random order weighted like the walk; then the negation
+    (3in) is drawn from the conditions of the core's members, or the projection (ip) from their
+    relations. `clean(anchor, forward)` may turn down a condition early (the corpus check on
+    positive conditions is per condition); every grounding still gets the full check of
+    `_evaluate`, and its item every check of `make_item`.
+    """
+
+    COMBINATIONS = 400  # core combinations tried per member before the next member
+    EXTENSIONS = 60  # negations or projections tried per core
+
+    def __init__(self, kg: KnowledgeGraph, plan: Plan, rng: random.Random, max_answers: int,
+                 weights: dict[str, float] | None = None, clean=None):
+        super().__init__(kg, plan, rng, max_answers, weights)
+        self.clean = clean or (lambda anchor, forward: True)
+        self.core, self.up = self._core(plan)
+        steps = plan.steps[self.core]
+        self.positive = [st for st in steps if not st.negated and not st.union]
+        self.negated = [st for st in steps if st.negated]
+        self._conditions: dict[str, list[tuple[str, str, frozenset[str]]]] = {}
+
+    @staticmethod
+    def _core(plan: Plan) -> tuple[str, Step | None]:
+        """The node whose plain steps all end at anchors (two or more), and the target's step to it (ip)."""
+        for node, steps in plan.steps.items():
+            plain = [st for st in steps if not st.negated and not st.union]
+            if len(plain) < 2 or not all(plan.is_anchor(st.child) for st in steps):
+                continue
+            if node == plan.target:
+                return node, None
+            if plan.is_projection(plan.target) and plan.steps[plan.target][0].child == node:
+                return node, plan.steps[plan.target][0]
+        raise ValueError(f"{plan.type}: no intersection of anchors to enumerate")
+
+    @classmethod
+    def supports(cls, plan: Plan) -> bool:
+        try:
+            cls._core(plan)
+        except ValueError:
+            return False
+        return plan.type in ("3i", "3in", "ip")
+
+    def _key(self, relation: str) -> float:
+        """A weighted random order (Efraimidis-Spirakis): relations of weight w come first w times as often."""
+        weight = self.weights.get(relation, 1.0)
+        return self.rng.random() ** (1.0 / weight) if weight > 0 else 2.0
+
+    def conditions(self, member: str) -> list[tuple[str, str, frozenset[str]]]:
+        """(out-relation r, anchor, the anchor's set along inv(r)) for every nameable anchor of `member`."""
+        if member not in self._conditions:
+            found = []
+            for r, anchors in self.kg.out.get(member, {}).items():
+                if self.weights.get(r, 1.0) <= 0:
+                    continue
+                back = self.kg.inverses[r]
+                for a in anchors:
+                    if a not in self.unnamable:
+                        found.append((r, a, frozenset(self.kg.neighbours(a, back))))
+            self._conditions[member] = found
+        return self._conditions[member]
+
+    def groundings(self):
+        """Every grounding found, in a random order; the caller stops when it has enough."""
+        members = sorted(self.entities, key=lambda e: self.rng.random())
+        for member in members:
+            usable = [c for c in self.conditions(member) if len(c[2]) >= 2 and self.clean(c[1], self.kg.inverses[c[0]])]
+            if len(usable) < len(self.positive):
+                continue
+            usable.sort(key=lambda c: self._key(c[0]))
+            for combo in itertools.islice(itertools.combinations(usable, len(self.positive)), self.COMBINATIONS):
+                core = self._core_set(combo)
+                if core is None:
+                    continue
+                anchors = {st.child: a for st, (_, a, _) in zip(self.positive, combo)}
+                if len({self.kg.label(a) for a in anchors.values()}) < len(anchors):
+                    continue
+                relations = {st.edge: self._relation(st, r) for st, (r, _, _) in zip(self.positive, combo)}
+                yield from self._extend(core, anchors, relations)
+
+    def _core_set(self, combo) -> frozenset[str] | None:
+        """The intersection of the combination's sets when each condition matters, else None."""
+        sets = [c[2] for c in combo]
+        core = frozenset.intersection(*sets)
+        if not core:
+            return None
+        for i in range(len(sets)):
+            if frozenset.intersection(*(s for j, s in enumerate(sets) if j != i)) == core:
+                return None
+        if self.negated and len(core) < 2:
+            return None
+        if not self.negated and self.up is None and len(core) > self.max_answers:
+            return None
+        return core
+
+    def _relation(self, step: Step, r: str) -> str:
+        """The triple's relation for a step whose parent reaches its child by out-edge r."""
+        return self.kg.inverses[r] if step.upward else r
+
+    def _extend(self, core: frozenset[str], anchors: dict[str, str], relations: dict[int, str]):
+        extensions: list[tuple[Step, str, str | None]] = []
+        if self.negated:
+            step = self.negated[0]
+            seen = set()
+            for member in sorted(core, key=lambda m: self.rng.random()):
+                for r, a, reached in self.conditions(member):
+                    if a in anchors.values() or (r, a) in seen or not (core - reached):
+                        continue
+                    seen.add((r, a))
+                    extensions.append((step, r, a))
+        elif self.up is not None:
+            # never the inverse of an anchor's relation (relation_then_inverse: back to the anchor)
+            own = {self.kg.inverses[rel] if st.upward else rel for st in self.positive
+                   for rel in (relations[st.edge],)}
+            rels = {r for m in core for r in self.kg.out.get(m, {}) if self.weights.get(r, 1.0) > 0 and r not in own}
+            extensions = [(self.up, r, None) for r in rels]
+        else:
+            extensions = [(None, "", None)]
+        extensions.sort(key=lambda e: self._key(e[1]) if e[1] else 0.0)
+        for step, r, anchor in extensions[:self.EXTENSIONS]:
+            full_anchors, full_relations = dict(anchors), dict(relations)
+            if step is not None:
+                # the negation: the core member reaches its anchor by r; the projection: the target
+                # (parent) reaches a core member (child) by inv(r)
+                out = r if anchor is not None else self.kg.inverses[r]
+                full_relations[step.edge] = self._relation(step, out)
+                if anchor is not None:
+                    full_anchors[step.child] = anchor
+            try:
+                grounding = self._evaluate(full_anchors, full_relations)
+                key = grounding.key(self.kg.label)
+                if key in self.seen:
+                    raise Reject("duplicate_grounding")
+                self.seen.add(key)
+            except Reject as reason:
+                self.rejections[str(reason)] += 1
+                continue
+            yield grounding

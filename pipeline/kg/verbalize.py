@@ -9,8 +9,9 @@ where Maracaibo is located", "What is the decade of Ran?"); logical-form terms a
 
 The logical form has one quoted term per condition, a short phrase about the answers ("films by
 Stanley Kubrick"), joined by AND / OR / NOT. A projection after an intersection, union or
-difference (ip, up, inp) is applied to each term: exact for up (projection distributes over
-union), an approximation for ip and inp, whose answers and evidence stay exact.
+difference is applied exactly: to each term of a union (up: projection distributes over it), to the
+whole intersection as one term (ip: "nationalities of the economists known as diplomats"), and to
+the first positive term of a difference (inp), whose NOT stays about the members projected from.
 """
 
 from __future__ import annotations
@@ -318,6 +319,9 @@ class Verbalizer:
             return project(child)
         if child.op == "OR":
             return self._map(child, project)
+        if child.op == "AND" and all(isinstance(p, Term) for p in child.parts):
+            # an intersection (ip): one term projecting the whole set, both conditions inside it
+            return Term(self._fill(step, "term", noun, x="the " + self.np(step.child)))
         first = next(i for i, part in enumerate(child.parts) if isinstance(part, Term))
         return Op(child.op, tuple(project(p) if i == first else p for i, p in enumerate(child.parts)))
 
