@@ -174,10 +174,10 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
     against, `checker` looks for answers the graph lacks; None skips either (graphs without
     passages, in tests).
     """
-    plan, rng, weights = plan_for(name), random.Random(f"{config.seed}:{name}"), relation_weights(kg, config.relation_weights)
+    plan, rng = plan_for(name), random.Random(f"{config.seed}:{name}")
+    weights = relation_weights(kg, config.relation_weights)
     if Enumerator.supports(plan):  # sparse intersections: enumerate anchor combinations (see Enumerator)
-        clean = (lambda anchor, forward: not checker.other_member(anchor, forward)) if checker else None
-        sampler: Sampler = Enumerator(kg, plan, rng, config.max_answers, weights, clean)
+        sampler: Sampler = Enumerator(kg, plan, rng, config.max_answers, weights, checker and checker.possible)
         found = sampler.groundings()
         draw = lambda: next(found, None)  # noqa: E731
     else:

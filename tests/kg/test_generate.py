@@ -17,8 +17,15 @@ from pipeline.kg.generator import KGGenerator, generate_kg
 from pipeline.kg.graph import read_triples
 from pipeline.kg.query import evaluate, plan_for
 from pipeline.logical_form import And, Not, Or, parse
-from pipeline.querytypes import (NEGATION_TYPES, TYPE_NAMES, check_triples, get_type, grounded_indicator, matches,
-                                 query_graph)
+from pipeline.querytypes import (
+    NEGATION_TYPES,
+    TYPE_NAMES,
+    check_triples,
+    get_type,
+    grounded_indicator,
+    matches,
+    query_graph,
+)
 from pipeline.records import Item
 from pipeline.schemas import validate
 
