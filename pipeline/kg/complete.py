@@ -11,7 +11,9 @@ extractor's:
   a top-k search) and uses a cue word of R (any sentence naming A, for a relation without cue
   words) names another possible member: the passage's own entity when S holds passage entities,
   else any entity of R's range named in the sentence. If that entity is not in S, the item is
-  dropped (`corpus_other_member`).
+  dropped (`corpus_other_member`). Where a set is the intersection of anchored conditions only
+  (2i, 3i, 3in, the set ip projects), an entity the graph lacks is a missed member only if it may
+  meet every condition (each in S or found by that test), so the item is dropped when one may.
 - negated conditions: a sentence of an answer's own passage that names the negated anchor and uses
   a cue word of the relation may state the negated fact; the item is dropped
   (`corpus_meets_negation`).
@@ -85,7 +87,8 @@ class CorpusCheck:
             self.passages_of[entity].append(pid)
         self.with_passage = frozenset(self.passages_of)
         self._range: dict[str, dict[tuple[str, ...], set[str]]] = {}  # relation -> name -> nodes it reaches
-        self._other: dict[tuple[str, str], bool] = {}
+        self._other: dict[tuple[str, str], frozenset[str]] = {}
+        self._any: dict[tuple[str, str], bool] = {}
 
     def _naming(self, node: str) -> set[int]:
         """The sentences that name the node (all tokens of one of its names, in a row)."""
@@ -115,27 +118,40 @@ class CorpusCheck:
     def other_member(self, anchor: str, relation: str) -> bool:
         """Might the corpus say that an entity the graph does not reach from `anchor` along `relation` is reached?"""
         key = (anchor, relation)
+        if key not in self._any:  # stops at the first such entity (a broad anchor names thousands)
+            self._any[key] = bool(self._other[key]) if key in self._other else bool(
+                self._others(anchor, relation, frozenset(self.kg.neighbours(anchor, relation)), first=True))
+        return self._any[key]
+
+    def others(self, anchor: str, relation: str) -> frozenset[str]:
+        """The entities the corpus text may say are reached from `anchor` along `relation`, beyond the graph's."""
+        key = (anchor, relation)
         if key not in self._other:
-            self._other[key] = self._other_member(anchor, relation, frozenset(self.kg.neighbours(anchor, relation)))
+            self._other[key] = self._others(anchor, relation, frozenset(self.kg.neighbours(anchor, relation)))
         return self._other[key]
 
-    def _other_member(self, anchor: str, relation: str, members: frozenset[str]) -> bool:
+    def _others(self, anchor: str, relation: str, members: frozenset[str], first: bool = False) -> frozenset[str]:
         passage_entities = members <= self.with_passage
         by_name = {} if passage_entities else self._range_names(relation)
         longest = max(map(len, by_name), default=0)
+        found: set[str] = set()
         for index in sorted(self._naming(anchor)):
             pid, words = self.sentences[index]
             if not self._cued(index, relation):
                 continue
             if passage_entities:  # the passage's own entity (a passage the graph knows nothing of, too)
-                if self.entity_of[pid] not in members | {anchor}:
-                    return True
-                continue
-            named = {node for n in range(1, longest + 1) for k in range(len(words) - n + 1)
-                     for node in by_name.get(words[k:k + n], ())}
-            if named - members - {anchor}:
-                return True
-        return False
+                found.add(self.entity_of[pid])
+            else:
+                found |= {node for n in range(1, longest + 1) for k in range(len(words) - n + 1)
+                          for node in by_name.get(words[k:k + n], ())}
+            if first and found - members - {anchor}:
+                break
+        return frozenset(found - members - {anchor})
+
+    def possible(self, conditions: Iterable[tuple[str, str]]) -> set[str]:
+        """The entities that may meet every one of the anchored conditions (anchor, relation), by the
+        graph or by the corpus text: a member the graph lacks must meet all of them to be missed."""
+        return set.intersection(*(set(self.kg.neighbours(a, r)) | self.others(a, r) for a, r in conditions))
 
     def meets_negation(self, answer: str, relation: str, anchor: str) -> bool:
         """Might the answer's own passage say that it meets the negated condition (answer -relation-> anchor)?"""
@@ -148,8 +164,15 @@ class CorpusCheck:
         """Why the grounding's answers may be wrong with respect to the corpus, or None."""
         kg = self.kg
         for node, steps in plan.steps.items():
+            plain = [st for st in steps if not st.negated and not st.union]
+            intersection = len(plain) >= 2 and all(plan.is_anchor(st.child) for st in plain)
+            if intersection:  # an entity the graph lacks is a missed member only if it may meet every condition
+                conditions = [(anchors[st.child], traversal(kg, st, relations[st.edge])) for st in plain]
+                members = set.intersection(*(set(kg.neighbours(a, r)) for a, r in conditions))
+                if self.possible(conditions) - members:
+                    return "corpus_other_member"
             for st in steps:
-                if not plan.is_anchor(st.child):
+                if not plan.is_anchor(st.child) or (intersection and st in plain):
                     continue
                 anchor, forward = anchors[st.child], traversal(kg, st, relations[st.edge])
                 if st.negated:

@@ -24,7 +24,7 @@ from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.extract import extract
 from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
 from pipeline.kg.query import branch_passages, partial_passages, plan_for, witness_triples
-from pipeline.kg.sample import Grounding, Reject, Sampler
+from pipeline.kg.sample import Enumerator, Grounding, Reject, Sampler
 from pipeline.kg.verbalize import Verbalizer, templates
 from pipeline.progress import Progress
 from pipeline.querytypes import check_triples, get_type, matches, query_graph
@@ -174,14 +174,25 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
     against, `checker` looks for answers the graph lacks; None skips either (graphs without
     passages, in tests).
     """
-    sampler = Sampler(kg, plan_for(name), random.Random(f"{config.seed}:{name}"), config.max_answers,
-                      relation_weights(kg, config.relation_weights))
+    plan, rng = plan_for(name), random.Random(f"{config.seed}:{name}")
+    weights = relation_weights(kg, config.relation_weights)
+    if Enumerator.supports(plan):  # sparse intersections: enumerate anchor combinations (see Enumerator)
+        sampler: Sampler = Enumerator(kg, plan, rng, config.max_answers, weights, checker and checker.possible)
+        found = sampler.groundings()
+        draw = lambda: next(found, None)  # noqa: E731
+    else:
+        sampler = Sampler(kg, plan, rng, config.max_answers, weights)
+        draw = sampler.attempt
     items: list[Item] = []
     budget = ATTEMPTS_PER_ITEM * config.per_type
     attempts = failed = 0
+    exhausted = False
     while len(items) < config.per_type and attempts < budget and failed < STALL:
         attempts += 1
-        grounding = sampler.attempt()
+        grounding = draw()
+        if grounding is None and isinstance(sampler, Enumerator):
+            exhausted = True  # every combination tried
+            break
         item = None
         if grounding:
             try:
@@ -200,7 +211,8 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
     }
     if len(items) < config.per_type:
         top = ", ".join(f"{r} {c}" for r, c in sorted(sampler.rejections.items(), key=lambda rc: (-rc[1], rc[0]))[:3])
-        why = f"{STALL} failures in a row" if failed >= STALL else f"budget {ATTEMPTS_PER_ITEM} per item"
+        why = ("every anchor combination tried" if exhausted else f"{STALL} failures in a row" if failed >= STALL
+               else f"budget {ATTEMPTS_PER_ITEM} per item")
         summary["shortfall"] = (f"{len(items)} of {config.per_type} items after {attempts} sampled groundings "
                                 f"({why}); most frequent rejections: {top or 'none'}")
     return items, summary

@@ -20,9 +20,12 @@ tried (sparse shapes such as 3i and ip are found); the full check above is uncha
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cache
 from itertools import accumulate
@@ -231,14 +234,19 @@ class Sampler:
                 if not followable or self.budget <= 0:
                     raise Reject(reason)
                 r = self.rng.choices(followable, weights=[self.weights.get(r, 1.0) for r in followable])[0]
-                children = out[r]
-                if self.plan.is_anchor(step.child):  # distinct anchors; with `narrow`, small ones
-                    children = tuple(c for c in self._anchors(entity, r, narrow) if c not in used)
-                children = tuple(c for c in children if (r, c) not in tried)
+                anchor = self.plan.is_anchor(step.child)
+                pool = self._anchors(entity, r, narrow) if anchor else out[r]  # anchors: with `narrow`, small ones
+                # a few draws from the whole pool first (uniform over the usable children, and no
+                # filtering of a hub's thousands of children); filter only when they all miss
+                child = next((c for c in (self.rng.choice(pool) for _ in range(min(len(pool), 4)))
+                              if (r, c) not in tried and not (anchor and c in used)), None)
+                if child is not None:
+                    break
+                children = tuple(c for c in pool if (r, c) not in tried and not (anchor and c in used))
                 if children:
+                    child = self.rng.choice(children)
                     break
                 followable.remove(r)
-            child = self.rng.choice(children)
             tried.add((r, child))
             self.budget -= 1
             saved_anchors, saved_relations = dict(anchors), dict(relations)
@@ -323,3 +331,175 @@ class Sampler:
             raise Reject("no_violating_passage")
         return Grounding(plan, dict(anchors), dict(relations), sets, frozenset(answers), tuple(sorted(evidence)),
                          tuple(sorted(violating)))
+
+
+class Enumerator(Sampler):
+    """Groundings of the intersection types (3i, 3in, ip) by enumerating anchor combinations.
+
+    A random walk rarely finds three conditions that each matter (3i), or two and then a
+    projection (ip): most answers have no such combination. So the core, the node whose plain
+    steps all end at anchors, is grounded from a member's own conditions (anchor, relation),
+    combinations of them tried in a random order weighted like the walk; then the negation
+    (3in) is drawn from the conditions of the core's members, or the projection (ip) from their
+    relations. `possible(conditions)` (the corpus check's entities that may meet all the anchored
+    conditions) turns down a core early when the corpus may hold a member the graph lacks; every
+    grounding still gets the full check of `_evaluate`, and its item every check of `make_item`.
+    """
+
+    COMBINATIONS = 400  # core combinations tried per member before the next member
+    EXTENSIONS = 60  # negations or projections tried per core
+
+    def __init__(self, kg: KnowledgeGraph, plan: Plan, rng: random.Random, max_answers: int,
+                 weights: dict[str, float] | None = None, possible=None):
+        super().__init__(kg, plan, rng, max_answers, weights)
+        self.possible = possible
+        self.core, self.up = self._core(plan)
+        steps = plan.steps[self.core]
+        self.positive = [st for st in steps if not st.negated and not st.union]
+        self.negated = [st for st in steps if st.negated]
+        self._conditions: dict[str, list[tuple[str, str, frozenset[str]]]] = {}
+
+    @staticmethod
+    def _core(plan: Plan) -> tuple[str, Step | None]:
+        """The node whose plain steps all end at anchors (two or more), and the target's step to it (ip)."""
+        for node, steps in plan.steps.items():
+            plain = [st for st in steps if not st.negated and not st.union]
+            if len(plain) < 2 or not all(plan.is_anchor(st.child) for st in steps):
+                continue
+            if node == plan.target:
+                return node, None
+            if plan.is_projection(plan.target) and plan.steps[plan.target][0].child == node:
+                return node, plan.steps[plan.target][0]
+        raise ValueError(f"{plan.type}: no intersection of anchors to enumerate")
+
+    @classmethod
+    def supports(cls, plan: Plan) -> bool:
+        try:
+            cls._core(plan)
+        except ValueError:
+            return False
+        return plan.type in ("3i", "3in", "ip")
+
+    def _key(self, relation: str) -> float:
+        """A weighted random order (Efraimidis-Spirakis): relations of weight w come first w times as often."""
+        weight = self.weights.get(relation, 1.0)
+        return self.rng.random() ** (1.0 / weight) if weight > 0 else 2.0
+
+    def conditions(self, member: str) -> list[tuple[str, str, frozenset[str]]]:
+        """(out-relation r, anchor, the anchor's set along inv(r)) for every nameable anchor of `member`."""
+        if member not in self._conditions:
+            found = []
+            for r, anchors in self.kg.out.get(member, {}).items():
+                if self.weights.get(r, 1.0) <= 0:
+                    continue
+                back = self.kg.inverses[r]
+                for a in anchors:
+                    if a not in self.unnamable:
+                        found.append((r, a, frozenset(self.kg.neighbours(a, back))))
+            self._conditions[member] = found
+        return self._conditions[member]
+
+    def groundings(self):
+        """Every grounding found, in a random order; the caller stops when it has enough."""
+        members = sorted(self.entities, key=lambda e: self.rng.random())
+        for member in members:
+            usable = [c for c in self.conditions(member) if len(c[2]) >= 2]
+            if len(usable) < len(self.positive):
+                continue
+            for combo in self._combinations(usable):
+                core = self._core_set(combo)
+                if core is None:
+                    continue
+                anchors = {st.child: a for st, (_, a, _) in zip(self.positive, combo)}
+                if len({self.kg.label(a) for a in anchors.values()}) < len(anchors):
+                    continue
+                relations = {st.edge: self._relation(st, r) for st, (r, _, _) in zip(self.positive, combo)}
+                yield from self._extend(core, anchors, relations)
+
+    def _combinations(self, usable: list) -> Iterator[tuple]:
+        """All k-combinations of a member's conditions when they are few, else COMBINATIONS random
+        ones, each drawn in the weighted order (a hub answer such as "writer" has thousands)."""
+        k = len(self.positive)
+        if math.comb(len(usable), k) <= self.COMBINATIONS:
+            usable = sorted(usable, key=lambda c: self._key(c[0]))
+            yield from itertools.combinations(usable, k)
+            return
+        tried = set()
+        for _ in range(self.COMBINATIONS):
+            combo = tuple(sorted(self.rng.sample(range(len(usable)), k)))
+            if combo not in tried:
+                tried.add(combo)
+                yield tuple(sorted((usable[i] for i in combo), key=lambda c: self._key(c[0])))
+
+    def _core_set(self, combo) -> frozenset[str] | None:
+        """The intersection of the combination's sets when each condition matters, else None."""
+        sets = [c[2] for c in combo]
+        core = frozenset.intersection(*sets)
+        if not core:
+            return None
+        for i in range(len(sets)):
+            if frozenset.intersection(*(s for j, s in enumerate(sets) if j != i)) == core:
+                return None
+        if self.negated and len(core) < 2:
+            return None
+        if not self.negated and self.up is None and len(core) > self.max_answers:
+            return None
+        if self.possible and self.possible([(a, self.kg.inverses[r]) for r, a, _ in combo]) - core:
+            self.rejections["corpus_other_member"] += 1
+            return None
+        return core
+
+    def _relation(self, step: Step, r: str) -> str:
+        """The triple's relation for a step whose parent reaches its child by out-edge r."""
+        return self.kg.inverses[r] if step.upward else r
+
+    def _stated(self, member: str, anchors: dict[str, str], relations: dict[int, str]) -> set[str]:
+        """The passages stating the core member's positive facts."""
+        return {p for st in self.positive
+                for p in self.kg.passages[(anchors[st.child], traversal(self.kg, st, relations[st.edge]), member)]}
+
+    def _extend(self, core: frozenset[str], anchors: dict[str, str], relations: dict[int, str]):
+        extensions: list[tuple[Step, str, str | None]] = []
+        if self.negated:
+            step = self.negated[0]
+            seen = set()
+            stated = {m: self._stated(m, anchors, relations) for m in core}
+            for member in sorted(core, key=lambda m: self.rng.random()):
+                for r, a, reached in self.conditions(member):
+                    if a in anchors.values() or (r, a) in seen or not (core - reached):
+                        continue
+                    # a violating passage is needed: one stating a removed member's facts, not an answer's
+                    evidence = set().union(*(stated[m] for m in core - reached))
+                    if not set().union(*(stated[m] for m in core & reached)) - evidence:
+                        self.rejections["no_violating_passage"] += 1
+                        continue
+                    seen.add((r, a))
+                    extensions.append((step, r, a))
+        elif self.up is not None:
+            # never the inverse of an anchor's relation (relation_then_inverse: back to the anchor)
+            own = {self.kg.inverses[rel] if st.upward else rel for st in self.positive
+                   for rel in (relations[st.edge],)}
+            rels = {r for m in core for r in self.kg.out.get(m, {}) if self.weights.get(r, 1.0) > 0 and r not in own}
+            extensions = [(self.up, r, None) for r in rels]
+        else:
+            extensions = [(None, "", None)]
+        extensions.sort(key=lambda e: self._key(e[1]) if e[1] else 0.0)
+        for step, r, anchor in extensions[:self.EXTENSIONS]:
+            full_anchors, full_relations = dict(anchors), dict(relations)
+            if step is not None:
+                # the negation: the core member reaches its anchor by r; the projection: the target
+                # (parent) reaches a core member (child) by inv(r)
+                out = r if anchor is not None else self.kg.inverses[r]
+                full_relations[step.edge] = self._relation(step, out)
+                if anchor is not None:
+                    full_anchors[step.child] = anchor
+            try:
+                grounding = self._evaluate(full_anchors, full_relations)
+                key = grounding.key(self.kg.label)
+                if key in self.seen:
+                    raise Reject("duplicate_grounding")
+                self.seen.add(key)
+            except Reject as reason:
+                self.rejections[str(reason)] += 1
+                continue
+            yield grounding

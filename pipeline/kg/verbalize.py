@@ -9,8 +9,9 @@ where Maracaibo is located", "What is the decade of Ran?"); logical-form terms a
 
 The logical form has one quoted term per condition, a short phrase about the answers ("films by
 Stanley Kubrick"), joined by AND / OR / NOT. A projection after an intersection, union or
-difference (ip, up, inp) is applied to each term: exact for up (projection distributes over
-union), an approximation for ip and inp, whose answers and evidence stay exact.
+difference is applied exactly: to each term of a union (up: projection distributes over it), to the
+whole intersection as one term (ip: "nationalities of the economists known as diplomats"), and to
+the first positive term of a difference (inp), whose NOT stays about the members projected from.
 """
 
 from __future__ import annotations
@@ -214,9 +215,9 @@ class Verbalizer:
             return self.kg.label(self.g.anchors[step.child]), False, False
         return "the " + self.np(step.child), True, self._many(step.child)
 
-    def np(self, node: str) -> str:
-        """A noun phrase without article for the node's set, in its number."""
-        many, noun = self._many(node), self.noun(node)
+    def np(self, node: str, many: bool | None = None) -> str:
+        """A noun phrase without article for the node's set, in its number (or `many`'s)."""
+        many, noun = self._many(node) if many is None else many, self.noun(node)
         if self.plan.is_projection(node):  # a class condition is its own noun: "the cities"
             step = self.plan.steps[node][0]
             return self._fill(step, "term", None if step.edge == self.absorbed(node) else noun, many)
@@ -305,11 +306,13 @@ class Verbalizer:
         """The terms of a projection of a compound set (ip, up, inp).
 
         A union is projected term by term (projection distributes over it: exact). An
-        intersection or difference is not: "occupations of A" AND NOT "occupations of B" would
-        remove an occupation that one member of B shares with the answers. So only its first
-        positive term is projected, and its other conditions stay as terms about the members it
-        is projected from, never inside a projection: "occupations of the people born in the
-        19th century" AND NOT "Greek people".
+        intersection is not ("nationalities of A" AND "nationalities of B" holds more than the
+        nationalities of what is both A and B), so it is projected whole, as one term with all its
+        conditions inside (ip). A difference neither: "occupations of A" AND NOT "occupations of
+        B" would remove an occupation that one member of B shares with the answers. So only its
+        first positive term is projected, and its other conditions stay as terms about the members
+        it is projected from, never inside a projection: "occupations of the people born in the
+        19th century" AND NOT "Greek people" (inp).
         """
         def project(term: Term) -> Term:
             return Term(self._fill(step, "term", noun, x="the " + term.text))
@@ -318,6 +321,9 @@ class Verbalizer:
             return project(child)
         if child.op == "OR":
             return self._map(child, project)
+        if child.op == "AND" and all(isinstance(p, Term) for p in child.parts):
+            # an intersection (ip): one term projecting the whole set, both conditions inside it
+            return Term(self._fill(step, "term", noun, x="the " + self.np(step.child, many=True)))
         first = next(i for i, part in enumerate(child.parts) if isinstance(part, Term))
         return Op(child.op, tuple(project(p) if i == first else p for i, p in enumerate(child.parts)))
 

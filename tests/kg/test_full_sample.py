@@ -17,11 +17,11 @@ README_EXAMPLE = re.compile(r"^(\w{2,3}) +(\S.*?[.?])(?: {2,}|\n +)(\".*\")$", r
 
 @pytest.mark.slow
 def test_the_sample_yields_every_type(sample_result):
-    """`comlq run`'s default (50 per type on the shipped sample) refuses a type without items; the
-    sparse shapes (3i: three conditions each needed; ip: two, projected) must still get some."""
+    """`comlq run`'s default (50 per type on the shipped sample) fills every type, the sparse
+    shapes too (3i: three conditions each needed; ip: two, projected; 3in: two and a cut)."""
     generated = {t: s["generated"] for t, s in sample_result.stats["types"].items()}
     assert set(generated) == set(TYPE_NAMES)
-    assert all(n >= 1 for n in generated.values()), generated
+    assert all(n == 50 for n in generated.values()), generated
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,16 @@ from pipeline.errors import ComlqError
 from pipeline.kg.generator import KGGenerator, generate_kg
 from pipeline.kg.graph import read_triples
 from pipeline.kg.query import evaluate, plan_for
-from pipeline.logical_form import parse
-from pipeline.querytypes import NEGATION_TYPES, TYPE_NAMES, check_triples, grounded_indicator, matches, query_graph
+from pipeline.logical_form import And, Not, Or, parse
+from pipeline.querytypes import (
+    NEGATION_TYPES,
+    TYPE_NAMES,
+    check_triples,
+    get_type,
+    grounded_indicator,
+    matches,
+    query_graph,
+)
 from pipeline.records import Item
 from pipeline.schemas import validate
 
@@ -221,3 +230,38 @@ def test_gzipped_triples_file_reads_the_same(passages, films, tmp_path):
     packed.write_bytes(gzip.compress((Path(__file__).parent / "fixtures" / "films.triples.jsonl").read_bytes()))
     graph = read_triples(packed, passages)
     assert sorted(graph.graph.edges(keys=True)) == sorted(films.graph.edges(keys=True))
+
+
+def _operators(node) -> Counter:
+    """How many AND, OR and NOT nodes an ITLR tree has (AND/OR with n parts count n - 1)."""
+    found: Counter = Counter()
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Not):
+            found["NOT"] += 1
+            stack.append(node.child)
+        elif isinstance(node, (And, Or)):
+            found[type(node).__name__.upper()] += len(node.children) - 1
+            stack.extend(node.children)
+    return found
+
+
+def test_every_logical_form_has_its_indicators_operators(result):
+    """Read off the indicator (pipeline/querytypes.py): one NOT per negated edge; an OR per
+    union edge; an AND per extra intersected anchor condition that no projection takes over (a
+    projection of a set holds all of its conditions in one term: ip)."""
+    found_types = set()
+    for item in result.items:
+        pattern = get_type(item.type).pattern
+        negations = sum(1 for *_, n in pattern.edges(data="negated") if n)
+        unions = sum(1 for *_, u in pattern.edges(data="union") if u)
+        plan = plan_for(item.type)
+        projected = {st.child for st in plan.steps[plan.target]} if plan.is_projection(plan.target) else set()
+        ands = sum(max(0, sum(not st.union for st in steps) - 1) for node, steps in plan.steps.items()
+                   if node not in projected or negations)
+        ops = _operators(parse(item.logical_form))
+        assert ops["NOT"] == negations and ops["OR"] == max(0, unions - 1), (item.type, item.logical_form)
+        assert ops["AND"] == ands, (item.type, item.logical_form)
+        found_types.add(item.type)
+    assert found_types == set(TYPE_NAMES)

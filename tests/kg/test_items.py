@@ -282,3 +282,18 @@ def test_the_corpus_check_reads_negations_in_the_answers_own_text(films, passage
     checker = CorpusCheck(films, passages | {edited.id: edited})
     assert checker.reject_reason(grounding.plan, grounding.anchors, grounding.relations, grounding.sets) == \
         "corpus_meets_negation"
+
+
+def test_an_intersection_is_checked_as_a_whole(films, passages):
+    # a film by Kubrick the graph lacks is a missed answer of "Kubrick's 1960s works" only if the
+    # text may also place it in the 1960s; the per-condition check dropped the item either way
+    grounding = ground(films, "2i", {"?y": "Stanley Kubrick", "?z": "1960s"}, ["created_by", "published_in_decade"])
+    undated = Passage("f-dr-strangelove", "Dr. Strangelove", "Dr. Strangelove is a film by Stanley Kubrick.")
+    checker = CorpusCheck(films, passages | {undated.id: undated})
+    assert checker.other_member("Stanley Kubrick", "creator_of")
+    assert checker.reject_reason(grounding.plan, grounding.anchors, grounding.relations, grounding.sets) is None
+    dated = Passage("f-dr-strangelove", "Dr. Strangelove",
+                    "Dr. Strangelove is a 1960s film by Stanley Kubrick. It is a 1960s film.")
+    checker = CorpusCheck(films, passages | {dated.id: dated})
+    assert checker.reject_reason(grounding.plan, grounding.anchors, grounding.relations, grounding.sets) == \
+        "corpus_other_member"

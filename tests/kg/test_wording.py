@@ -155,3 +155,12 @@ def test_relation_weights_steer_and_are_checked(passages, config):
         relations = ("instance_of", "created_by", "published_in_decade", "nationality", "born_in_century",
                      "occupation", "mentions")
         generate_kg(passages, config(relation_weights=dict.fromkeys(relations, 0)), ("1p",))
+
+
+def test_ip_projects_the_whole_intersection(films):
+    # the creators of the 1960s films: both conditions sit inside the one projection, no term is
+    # about the films themselves (the old form was "creators of the films from the 1960s" AND "films")
+    grounding = ground(films, "ip", {"?y": "1960s", "?z": "film"}, ["published_in_decade", "instance_of", "created_by"])
+    terms = re.findall(r'"([^"]*)"', logical_form(films, grounding))
+    assert len(terms) == 1 and "1960s" in terms[0] and "film" in terms[0], terms
+    assert terms[0] != "films" and not terms[0].startswith("films"), terms
