@@ -193,10 +193,15 @@ class Verbalizer:
         if len(topics) == 1 and (topic := topics.pop()) in vocabulary()["topic_nouns"] and "topic_of" not in relations:
             return nouns(vocabulary()["topic_nouns"][topic]), None
         # every member meets every intersected condition, so each one's noun holds (the most
-        # specific is taken); in a union, only a noun all branches agree on does
+        # specific is taken); in a union, only a noun all branches agree on does ("decades in
+        # which Hafez died or entities founded by al-Sadiq" are not all decades)
         own = list(dict.fromkeys(nouns(self._template(r)[0]["noun"]) for r in relations))
+        if any(st.union for st in steps):
+            if len(own) == 1:
+                return own[0], None
+            raise Reject("no_noun")
         specific = [n for n in own if n != nouns(self.relations["default"]["noun"])] or own
-        if len(specific) == 1 or (specific and not any(st.union for st in steps)):
+        if specific:
             return specific[0], None
         raise Reject("no_noun")  # no class, topic or relation noun holds for the whole set
 

@@ -16,7 +16,7 @@ from pipeline.kg.facts import Fact
 from pipeline.kg.generator import builtin_inverses, generate_kg
 from pipeline.kg.graph import KnowledgeGraph, build_graph
 from pipeline.kg.query import evaluate, plan_for
-from pipeline.kg.sample import Grounding
+from pipeline.kg.sample import Grounding, Reject
 from pipeline.kg.verbalize import Verbalizer
 from pipeline.querytypes import NEGATION_TYPES, TYPE_NAMES
 
@@ -164,3 +164,11 @@ def test_ip_projects_the_whole_intersection(films):
     terms = re.findall(r'"([^"]*)"', logical_form(films, grounding))
     assert len(terms) == 1 and "1960s" in terms[0] and "film" in terms[0], terms
     assert terms[0] != "films" and not terms[0].startswith("films"), terms
+
+
+def test_a_union_of_sets_of_different_kinds_is_not_worded(films):
+    # a decade or a work: no noun holds for both branches, so no question ("the decades in which
+    # Ran came out or that Stanley Kubrick created" would call the films decades)
+    grounding = ground(films, "2u", {"?x1": "Ran", "?x2": "Stanley Kubrick"}, ["published_in_decade", "creator_of"])
+    with pytest.raises(Reject, match="no_noun"):
+        Verbalizer(films, grounding, random.Random(0)).question()
