@@ -23,7 +23,7 @@ from pipeline.kg.cache import ReadingCache, read_passages
 from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.extract import extract
 from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
-from pipeline.kg.query import branch_passages, partial_passages, plan_for, witness_triples
+from pipeline.kg.query import branch_passages, partial_passages, plan_for, traversal, witness_triples
 from pipeline.kg.sample import Enumerator, Grounding, Reject, Sampler
 from pipeline.kg.verbalize import Verbalizer, templates
 from pipeline.progress import Progress
@@ -58,6 +58,12 @@ _REASONS = {
     "no_noun": "no class, topic or relation noun holds for every member of a set",
     "corpus_other_member": "the corpus text may name another entity that meets a condition",
     "corpus_meets_negation": "an answer's own text may say that it meets the negated condition",
+    "circular": "an anchor is an answer, a bridge or what a negation removes (the query answers itself)",
+    "class_as_answer": "a set of classes reached by instance_of ('the types that X belongs to')",
+    "transitive_repeat": "a containment relation repeated on one path or intersected with itself",
+    "vague_noun": "a set could only be called 'entities'",
+    "noun_names_bridge": "the answers' noun is a bridge of the query, which gives the hop away",
+    "nothing_asked": "a class listing whose only condition is the class itself ('Name the cloth that is a cloth')",
 }
 CORPUS_REASONS = ("corpus_other_member", "corpus_meets_negation")
 
@@ -218,6 +224,37 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
     return items, summary
 
 
+TRANSITIVE = frozenset({"located_in", "location_of", "part_of", "has_part"})  # containment: X in Y in Z
+
+
+def senseless(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer) -> str | None:
+    """Why a well-formed grounding still makes a bad question (found by reading items), or None."""
+    plan, anchors = grounding.plan, set(grounding.anchors.values())
+    bridges = [n for n in plan.steps if not plan.is_anchor(n) and n != plan.target]
+    removed = verbalizer.positive[plan.target] - grounding.answers  # what the negations take away
+    if anchors & (grounding.answers | removed) or any(anchors & grounding.sets[n] for n in bridges):
+        return "circular"  # "the capital of the country containing Bucharest"
+    for node, steps in plan.steps.items():
+        moves = [(st, traversal(kg, st, grounding.relations[st.edge])) for st in steps]
+        if not plan.is_anchor(node) and any(rel == "instance_of" for _, rel in moves):
+            return "class_as_answer"
+        plain = [rel for st, rel in moves if not st.negated and not st.union and rel in TRANSITIVE]
+        if len(plain) != len(set(plain)):
+            return "transitive_repeat"  # "the country that lies in Central Africa and in Africa"
+        for st, rel in moves:
+            below = [traversal(kg, c, grounding.relations[c.edge]) for c in plan.steps[st.child]]
+            if rel in TRANSITIVE and rel in below:
+                return "transitive_repeat"  # "the city in one of the places in one of the places ..."
+    if any(verbalizer.noun(n)[0] == "entity" for n in plan.steps if not plan.is_anchor(n)):
+        return "vague_noun"
+    noun = verbalizer.noun(plan.target)[0]
+    if any(kg.label(m) == noun for n in bridges for m in grounding.sets[n]):
+        return "noun_names_bridge"  # "the rulers that had the occupation that Vytautas had"
+    if plan.type == "1p" and verbalizer.absorbed(plan.target) is not None:
+        return "nothing_asked"
+    return None
+
+
 def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mapping[str, str] | None = None,
               checker: CorpusCheck | None = None) -> Item:
     """The item of a checked grounding; raises Reject(reason) when it fails an item check."""
@@ -236,6 +273,8 @@ def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mappin
     verbalizer = Verbalizer(kg, grounding, random.Random(f"{seed}:{item_id}"))
     answers = tuple(sorted({kg.label(a) for a in grounding.answers}))
     question = verbalizer.question()
+    if reason := senseless(kg, grounding, verbalizer):
+        raise Reject(reason)
     if banned_words(question):
         raise Reject("banned_word")
     if answers_in_question(question, answers):

@@ -13,7 +13,7 @@ import pytest
 
 from pipeline.errors import ComlqError
 from pipeline.kg.facts import Fact
-from pipeline.kg.generator import builtin_inverses, generate_kg
+from pipeline.kg.generator import builtin_inverses, generate_kg, senseless
 from pipeline.kg.graph import KnowledgeGraph, build_graph
 from pipeline.kg.query import evaluate, plan_for
 from pipeline.kg.sample import Grounding, Reject
@@ -172,3 +172,23 @@ def test_a_union_of_sets_of_different_kinds_is_not_worded(films):
     grounding = ground(films, "2u", {"?x1": "Ran", "?x2": "Stanley Kubrick"}, ["published_in_decade", "creator_of"])
     with pytest.raises(Reject, match="no_noun"):
         Verbalizer(films, grounding, random.Random(0)).question()
+
+
+@pytest.mark.parametrize("type_name, anchors, relations, reason", [
+    # the country containing Maracaibo, and what it contains: Maracaibo again
+    ("2p", {"?x": "m"}, ["located_in", "location_of"], "circular"),
+    # the place containing the place containing Maracaibo
+    ("2p", {"?x": "m"}, ["located_in", "located_in"], "transitive_repeat"),
+    # the types Maracaibo belongs to
+    ("1p", {"?x": "m"}, ["instance_of"], "class_as_answer"),
+    # the cities that are cities
+    ("1p", {"?x": "c:city"}, ["has_instance"], "nothing_asked"),
+])
+def test_senseless_groundings_are_named(geography, type_name, anchors, relations, reason):
+    grounding = ground(geography, type_name, anchors, relations)
+    assert senseless(geography, grounding, Verbalizer(geography, grounding, random.Random(0))) == reason
+
+
+def test_a_sound_chain_is_not_senseless(geography):
+    grounding = ground(geography, "1p", {"?x": "v"}, ["location_of"])  # the places in Venezuela
+    assert senseless(geography, grounding, Verbalizer(geography, grounding, random.Random(0))) is None
