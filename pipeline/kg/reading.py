@@ -31,7 +31,7 @@ from typing import NamedTuple
 from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 
-VERSION = "reading-4"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-5"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -391,11 +391,14 @@ def _normalise(text: str) -> str:
 
 
 def _whole_name(ent):
-    """NER's span, with the year it leaves after a final "of" ("the Hungarian Revolution of | 1956")."""
+    """NER's span, with the year it leaves after a final "of" ("the Hungarian Revolution of | 1956"),
+    without a final preposition it cannot complete."""
     doc, end = ent.doc, ent.end
     if end < len(doc) and ent[-1].lower_ in _NOUN_PREPOSITIONS and doc[end].head.i == end - 1:
         return doc[ent.start:doc[end].right_edge.i + 1]
-    return ent
+    while end > ent.start + 1 and doc[end - 1].lower_ in _PREPOSITIONS:
+        end -= 1  # "Maharashtra by" (of "in Maharashtra by area"): the name stops before it
+    return doc[ent.start:end]
 
 
 def _opening_names(sentence) -> list[str]:

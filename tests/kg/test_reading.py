@@ -142,3 +142,9 @@ def test_a_list_is_not_an_apposition():
     assert not {t for t in found if t[1] == "be part of"}
     assert ("Paris", "be capital of", "France") in {t[:3] for t in read("Paris", "Paris, the capital of France, "
                                                                              "is a city.")}
+
+
+def test_a_name_does_not_end_in_a_preposition():
+    found = read("Pune", "Pune is the second largest city in Maharashtra by area and population.")
+    objects = {t[2] for t in found}
+    assert "Maharashtra" in objects and not any(o.endswith(" by") for o in objects)
