@@ -76,6 +76,8 @@ def print_table(rows: dict[str, dict[str, float]]) -> None:
 def compare(rows: dict[str, dict[str, float]], expected: dict) -> list[str]:
     tolerance = expected["tolerance"]
     problems = []
+    if expected.get("shuffle_corpus") != SEED:  # file-order numbers carry ComLQ's corpus-position gain
+        problems.append(f"pinned with shuffle_corpus={expected.get('shuffle_corpus')}, measured with {SEED}")
     for name, pinned in expected["nDCG@10"].items():
         for column, value in pinned.items():
             got = rows.get(name, {}).get(column)

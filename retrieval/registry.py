@@ -1,6 +1,6 @@
 """Retrievers by name. A spec is a name with optional arguments, nested for fusion:
 
-    bm25 | dense | itlr | itlr-bm25 | rewrite
+    bm25 | bm25(k1=1.5, b=0.75) | dense | itlr | itlr-bm25 | rewrite
     itlr(ops=minmax, cal=shift, parse=rules, k=0, cand=query, terms=bm25)
     rrf(bm25, dense) | rrf(bm25, itlr(cal=shift), k0=60)
     rerank | rerank(first=bm25, k=30, model=PATH) | judge(first=bm25, k=20)
@@ -172,6 +172,26 @@ def _no_args(name: str) -> Builder:
     return lambda f, a, k: (check(a, k), getattr(f, name)())[1]
 
 
+def _bm25(factory: Factory, args: list[str], kwargs: dict[str, str]) -> Retriever:
+    """Plain `bm25` is the index every retriever shares; `bm25(k1=..., b=...)` builds its own.
+    (b=1 beats the default on ComLQ only by demoting its longer LLM-written distractors:
+    docs/results.md, so the default stays Lucene's 0.75.)"""
+    from retrieval.bm25 import BM25Retriever
+
+    unknown = list(args) + sorted(set(kwargs) - {"k1", "b"})
+    if unknown:
+        raise ComlqError(f"bm25 takes only k1, b (got {', '.join(unknown)})")
+    if not kwargs:
+        return factory.bm25()
+    try:
+        k1, b = float(kwargs.get("k1", "1.5")), float(kwargs.get("b", "0.75"))
+    except ValueError:
+        raise ComlqError(f"bm25 k1 and b must be numbers, got {kwargs}") from None
+    if k1 < 0 or not 0 <= b <= 1:
+        raise ComlqError(f"bm25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+    return BM25Retriever(k1=k1, b=b)
+
+
 def _itlr(factory: Factory, args: list[str], kwargs: dict[str, str], terms: str = "dense") -> Retriever:
     from retrieval.itlr import ITLRRetriever
 
@@ -208,7 +228,7 @@ def _rewrite(factory: Factory, args: list[str], kwargs: dict[str, str]) -> Retri
     return RewriteRetriever(factory.dense(), chat)
 
 
-register_retriever("bm25", _no_args("bm25"))
+register_retriever("bm25", _bm25)
 register_retriever("dense", _no_args("dense"), embeddings=True)
 register_retriever("itlr", _itlr, embeddings=lambda args, kwargs: kwargs.get("terms", "dense") == "dense")
 register_retriever("itlr-bm25", lambda f, a, k: _itlr(f, a, k, terms="bm25"),

@@ -116,11 +116,28 @@ def test_retriever_specs(spec, expected):
     ("itlr(op=sum)", "itlr takes only"),
     ("itlr(ops=max)", "unknown operator set 'max'"),
     ("itlr(cal=sigmoid)", "unknown calibration 'sigmoid'"),
+    ("bm25(k=2)", "bm25 takes only k1, b"),
+    ("bm25(b=x)", "bm25 k1 and b must be numbers"),
+    ("bm25(b=1.5)", "0 <= b <= 1"),
 ])
 def test_bad_specs(spec, message, tmp_path):
     factory = Factory(EvaluateConfig(cache_dir=str(tmp_path)), progress=False)
     with pytest.raises(ComlqError, match=message):
         factory.build(spec)
+
+
+def test_bm25_parameters_build_their_own_index(data):
+    factory = Factory(progress=False)
+    shared, tuned = factory.build("bm25"), factory.build("bm25(k1=1.2, b=1)")
+    assert shared is factory.bm25() and tuned is not shared
+    assert tuned.describe()["k1"] == 1.2 and tuned.describe()["b"] == 1.0 and tuned.name == "bm25(k1=1.2,b=1)"
+    for retriever in (shared, tuned):
+        retriever.index(data.corpus)
+    query = [Query("a", "Which films star Leonardo DiCaprio?")]
+    # b weighs passage length: a full length penalty changes the scores of passages of unequal length
+    assert shared.retrieve(query, 5)["a"] != pytest.approx(tuned.retrieve(query, 5)["a"])
+    top, _ = _top1(tuned, data)
+    assert all(top[q.id] in relevant for q, relevant in QUESTIONS)
 
 
 @pytest.fixture()
