@@ -121,9 +121,10 @@ def test_no_server_is_one_line_for_every_verb(verb, config, tmp_path, capsys, ma
     toml.write_text(f'[review]\nurl = "{config.url}"\ntoken_env = "{config.token_env}"\n')
     run = [] if verb[0] == "annotators" else [str(make_run(tmp_path / "run"))]
     if verb == ["collect"]:  # collect needs a pushed run
+        from pipeline.config import Config
         from pipeline.orchestration.review_runs import record_push
 
-        record_push(run[0], str(toml), config, {})
+        record_push(run[0], str(toml), Config(review=config), {})
     assert main(["review", *verb, *run, "--config", str(toml)]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (f"comlq: error: Label Studio is not reachable at {config.url} "
                                                         "(start it with `comlq review server start`)")
