@@ -152,6 +152,30 @@ def _votes(items: list[dict[str, Any]], annotators: tuple[str, ...], rejected: s
             for item in items}
 
 
+def _review_toml(path: Path, review: ReviewConfig, title: str, extra: str = "") -> Path:
+    """A configuration file for a small reviewed run on the test server: its own project, every
+    accepted item in the test split, BM25 only; `extra` adds [review] lines."""
+    path.write_text(f"""[review]
+url = "{review.url}"
+token_env = "{review.token_env}"
+data_dir = "{review.data_dir}"
+project_title = "{title}"
+{extra}
+[export]
+ratios = [0.0, 0.0, 1.0]
+distractors = 0
+
+[evaluate]
+retrievers = ["bm25"]
+""", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def review_toml():
+    return _review_toml
+
+
 @pytest.fixture(scope="session")
 def votes():
     return _votes

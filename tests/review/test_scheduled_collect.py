@@ -25,38 +25,19 @@ COMLQ = [sys.executable, "-m", "pipeline.cli"]
 ANNOTATORS = ("sched-a@example.org", "sched-b@example.org", "sched-c@example.org")
 
 
-def _own_config(path: Path, ls, title: str) -> Path:
-    review = ls.config
-    path.write_text(f"""[review]
-url = "{review.url}"
-token_env = "{review.token_env}"
-data_dir = "{review.data_dir}"
-project_title = "{title}"
-pool_k = 0
-
-[export]
-ratios = [0.0, 0.0, 1.0]
-distractors = 0
-
-[evaluate]
-retrievers = ["bm25"]
-""", encoding="utf-8")
-    return path
-
-
 def _run(argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout,
                           stdin=subprocess.DEVNULL)
 
 
 def test_a_scheduled_collect_reads_the_token_from_the_secret_block_and_exports_a_run_outside_runs(
-        ls, tmp_path, make_run, votes):
+        ls, tmp_path, make_run, votes, review_toml):
     token_env = ls.config.token_env
     token = os.environ[token_env]
     serving = tmp_path / "serving"  # where `serve start` runs: the worker's folder, its runs/ empty
     (serving / "runs").mkdir(parents=True)
     run = make_run(tmp_path / "elsewhere" / "run")
-    config = _own_config(tmp_path / "elsewhere" / "own.toml", ls, "scheduled collect")
+    config = review_toml(tmp_path / "elsewhere" / "own.toml", ls.config, "scheduled collect", "pool_k = 0\n")
     # a fresh shell's environment, with its own $COMLQ_HOME (the review-run registry)
     shell = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_") and k != "DO_NOT_TRACK"}
     shell["COMLQ_HOME"] = str(tmp_path / "comlq-home")
