@@ -65,12 +65,18 @@ def test_a_scheduled_collect_reads_the_token_from_the_secret_block_and_exports_a
                      {**client, token_env: "not-the-servers-token"}, serving)
         assert wrong.returncode == 2 and "rejected the API token" in wrong.stderr
 
+        bad = review_toml(tmp_path / "bad.toml", ls.config, "scheduled collect", 'secret_block = "Not A Name"\n')
+        refused = _run([*COMLQ, "review", "token", "save", "--config", str(bad)], {**client, token_env: token}, serving)
+        assert refused.returncode == 2 and refused.stderr.splitlines() == [
+            f"comlq: error: the Prefect server at {service.api_url} did not save Secret block 'Not A Name' (422); "
+            "check review.secret_block (lowercase letters, digits, dashes)"]
+
         saved = _run([*COMLQ, "review", "token", "save", "--config", str(config)], {**client, token_env: token},
                      serving)
         assert saved.returncode == 0, saved.stderr
         assert saved.stdout.startswith(f"saved the Label Studio token in Prefect Secret block "
                                        f"'comlq-label-studio-token' at {service.api_url}, checked against")
-        assert token not in saved.stdout + saved.stderr + missing.stderr + wrong.stderr
+        assert token not in saved.stdout + saved.stderr + missing.stderr + wrong.stderr + refused.stderr
 
         # the deployment with its schedule's parameters (runs_root runs, config null), token only in the block
         ran = _run([sys.executable, "-m", "prefect", "deployment", "run", "collect-review/collect-every-15-min",
