@@ -66,7 +66,7 @@ def save_token(review: ReviewConfig, token: str, api_url: str) -> None:
     try:
         with temporary_settings({PREFECT_API_URL: api_url}):
             Secret(value=token).save(review.secret_block, overwrite=True)
-    except (httpx.HTTPError, ValueError) as exc:  # a bad block name (422), a server gone meanwhile
+    except (httpx.HTTPError, ValueError) as exc:  # a bad block name (pydantic, or 422), a server gone meanwhile
         detail = exc.response.status_code if isinstance(exc, httpx.HTTPStatusError) else type(exc).__name__
         raise ComlqError(f"the Prefect server at {api_url} did not save Secret block {review.secret_block!r} "
                          f"({detail}); check review.secret_block (lowercase letters, digits, dashes)") from None

@@ -68,8 +68,8 @@ def test_a_scheduled_collect_reads_the_token_from_the_secret_block_and_exports_a
         bad = review_toml(tmp_path / "bad.toml", ls.config, "scheduled collect", 'secret_block = "Not A Name"\n')
         refused = _run([*COMLQ, "review", "token", "save", "--config", str(bad)], {**client, token_env: token}, serving)
         assert refused.returncode == 2 and refused.stderr.splitlines() == [
-            f"comlq: error: the Prefect server at {service.api_url} did not save Secret block 'Not A Name' (422); "
-            "check review.secret_block (lowercase letters, digits, dashes)"]
+            f"comlq: error: the Prefect server at {service.api_url} did not save Secret block 'Not A Name' "
+            "(ValidationError); check review.secret_block (lowercase letters, digits, dashes)"]
 
         saved = _run([*COMLQ, "review", "token", "save", "--config", str(config)], {**client, token_env: token},
                      serving)
