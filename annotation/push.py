@@ -10,7 +10,7 @@ from typing import Any
 
 from annotation.client import connect, ensure_project, service_errors, task_ids_by_item
 from annotation.results import structure_region
-from annotation.tasks import LAYOUT_VERSION, layout_regions, task_data
+from annotation.tasks import LAYOUT_VERSION, layout_regions, require_passages, task_data
 from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
 from pipeline.passages import load_passages
@@ -78,15 +78,17 @@ def push(run_dir: str | Path, config: ReviewConfig, passages_path: str | Path | 
     passages = load_passages(Path(passages_path) if passages_path else run.passages)
     pool = pool or Pool({})
     check = predictions if predictions is not None else config.predictions
-    tasks = []
-    for item in items:  # all built first: bad input fails before any import
-        data = task_data(item, passages, pool.candidates.get(item["id"], []), pool.retrievers)
-        tasks.append({"data": data, "predictions": [layout_prediction(item, data, check)]})
+    for item in items:  # bad input fails before the server is touched
+        require_passages(item, passages, pool.candidates.get(item["id"], []))
     client = connect(config)
     with service_errors(config.url, config):
         project = ensure_project(client, config)
         on_server = task_ids_by_item(config, project.id)
-        new = [t for t in tasks if t["data"]["item_id"] not in on_server]
+        new = []
+        for item in items:  # only items not on the server yet are built (a re-push builds none), all before any import
+            if item["id"] not in on_server:
+                data = task_data(item, passages, pool.candidates.get(item["id"], []), pool.retrievers)
+                new.append({"data": data, "predictions": [layout_prediction(item, data, check)]})
         with Progress("review push", total=len(new), unit="task") as bar:
             for batch in _batches(new, config.batch_size):
                 response = client.projects.import_tasks(project.id, request=batch, return_task_ids=True)
@@ -94,5 +96,5 @@ def push(run_dir: str | Path, config: ReviewConfig, passages_path: str | Path | 
                 bar.update(len(batch))
     log = [{"item_id": item["id"], "task_id": on_server.get(item["id"])} for item in items]
     write_jsonl(run.review.push_log, log, None)
-    return PushResult(project.id, len(new), len(tasks) - len(new), left_out,
+    return PushResult(project.id, len(new), len(items) - len(new), left_out,
                       sum(len(pool.candidates.get(t["data"]["item_id"], [])) for t in new))

@@ -148,8 +148,9 @@ def admin_password(server: Server) -> str:
 def api_token(config: ReviewConfig) -> str:
     token = os.environ.get(config.token_env, "")
     if len(token) < 6:
-        raise ComlqError(f"set ${config.token_env} to the Label Studio API token (6-40 characters, "
-                         f"e.g. `export {config.token_env}=$(openssl rand -hex 20)`)")
+        raise ComlqError(f"set ${config.token_env} to the Label Studio API token: the one its data dir was first "
+                         f"started with, or for a new server 6-40 characters, e.g. "
+                         f"`export {config.token_env}=$(openssl rand -hex 20)`")
     return token
 
 

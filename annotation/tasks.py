@@ -209,13 +209,19 @@ def _group_note(group: str, item: dict[str, Any], count: int, pooled_by: Sequenc
             "Grade them like the evidence: a relevant one is a missing answer or missing evidence.")
 
 
+def require_passages(item: dict[str, Any], passages: dict[str, Passage], pooled: Sequence[str] = ()) -> None:
+    """Every passage the task would show is in the passages file (cheap: no task is built)."""
+    ids = (*(e["passage_id"] for e in item["evidence"]), *item["violating"], *item["source_passages"], *pooled)
+    missing = next((pid for pid in ids if pid not in passages), None)
+    if missing is not None:
+        raise ComlqError(f"item {item['id']}: passage '{missing}' is not in the passages file")
+
+
 def task_data(item: dict[str, Any], passages: dict[str, Passage], pooled: Sequence[str] = (),
               pooled_by: Sequence[str] = ()) -> dict[str, Any]:
     """The task's data: what labeling_config.xml shows (built from the item, nothing else)."""
+    require_passages(item, passages, pooled)
     shown = passage_groups(item, pooled)
-    missing = next((s.passage_id for s in shown if s.passage_id not in passages), None)
-    if missing is not None:
-        raise ComlqError(f"item {item['id']}: passage '{missing}' is not in the passages file")
     facts = item.get("facts") or []
     answers, named = item["answers"], anchors(item)
     doc = _Document()

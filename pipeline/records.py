@@ -7,7 +7,7 @@ validates against the schema of the same name.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 QueryTypeName = Literal["1p", "2p", "3p", "2i", "3i", "pi", "ip", "2u", "up", "2in", "3in", "inp", "pin", "pni"]
@@ -211,7 +211,10 @@ class ReviewVote:
                    tuple(data.get("unsure", ())), data.get("comment"), tuple(data.get("ungraded", ())))
 
     def to_dict(self) -> dict[str, Any]:
-        data = _compact(asdict(self)) | {q: getattr(self, q) for q in REVIEW_QUESTIONS}
+        # field by field, not asdict(): its deep copy was most of a 5,000-task pull's time
+        data = _compact({f.name: getattr(self, f.name) for f in fields(self)})
+        data |= {q: getattr(self, q) for q in REVIEW_QUESTIONS}
+        data["relevance"] = dict(self.relevance)
         for name in ("unsure", "ungraded"):
             data[name] = list(getattr(self, name))
             if not data[name]:

@@ -1,7 +1,7 @@
 """The `comlq` command line: argument parsing for every verb, gathered here; the stages hold no CLI code.
 
     line.py      types, passages, generate, export, run
-    review.py    review server|add-annotator|push|pull
+    review.py    review server|annotators|token|push|pull|status|collect
     evaluate.py  evaluate
     train.py     train reranker|dense
     serve.py     serve start|stop|status

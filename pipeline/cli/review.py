@@ -87,8 +87,9 @@ def _push(args: argparse.Namespace) -> None:
     connect(config.review)  # an unreachable server or a wrong token fails now, before the pooling's work
     pool = pooled_candidates(items, load_passages(args.passages or run.passages), config)
     result = push(run.root, config.review, args.passages, args.predictions, pool)
-    record_push(run.root, args.config, config.review, {"project": result.project_id, "created": result.created,
-                                                        "existing": result.existing, "pooled passages": result.pooled})
+    record_push(run.root, args.config, config, {"project": result.project_id, "created": result.created,
+                                                 "existing": result.existing, "pooled passages": result.pooled},
+                args.passages)
     print(result.describe())
     print(f"next: annotators log in at {config.review.url.rstrip('/')}/user/login/ and click Label All Tasks; "
           f"`comlq review status {run.root}` shows progress; "
@@ -109,6 +110,23 @@ def _status(args: argparse.Namespace) -> None:
     print(f"{args.dir}: {status.tasks} tasks in project '{config.project_title}' at {config.url}, "
           f"{config.annotators_per_item} votes each")
     print(status.table())
+
+
+def _token(args: argparse.Namespace) -> None:
+    from annotation.client import connect
+    from pipeline.orchestration.secret import prefect_api, save_token, token_from_operator
+
+    review = config_of(args).review
+    token = token_from_operator(review)
+    api_url = prefect_api(args.api_url)
+    if args.check:  # a token the server would reject is not worth keeping
+        os.environ[review.token_env] = token  # this process only: connect reads it from there
+        connect(review)
+    save_token(review, token, api_url)
+    checked = f", checked against Label Studio at {review.url}" if args.check else ""
+    print(f"saved the Label Studio token in Prefect Secret block '{review.secret_block}' at {api_url}{checked}")
+    print(f"next: scheduled push-review and collect-review runs without ${review.token_env} read it from there; "
+          "run this again after a new token")
 
 
 def _collect(args: argparse.Namespace) -> int:
@@ -164,6 +182,14 @@ def register(sub: argparse._SubParsersAction) -> None:
              _add_annotator)
     p.add_argument("email")
     password_env(p)
+
+    p = verb("token", "save the Label Studio token (from $LABEL_STUDIO_USER_TOKEN / review.token_env, or typed at "
+                      "a hidden prompt) in the Prefect Secret block review.secret_block, for scheduled runs", _token)
+    p.add_argument("action", choices=["save"])
+    p.add_argument("--api-url", default=None,
+                   help="the Prefect server's API (default: $PREFECT_API_URL, as `comlq serve start` printed it)")
+    p.add_argument("--check", action=argparse.BooleanOptionalAction, default=True,
+                   help="check the token against the Label Studio server first (default: yes)")
 
     p = verb("push", "send DIR/items.jsonl to Label Studio, with pooled candidates (each item once)", _push)
     p.add_argument("dir", help="run folder with items.jsonl")

@@ -12,7 +12,6 @@ deployment can pass them), and skips a stage whose done-marker matches its input
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -50,6 +49,7 @@ from pipeline.errors import ComlqError, ServiceUnavailable
 from pipeline.generator import GenerationResult, get_generator, note_shortfalls
 from pipeline.orchestration import markers, review_runs
 from pipeline.orchestration.parameters import PARAMETERS, expand_run_dir, run_config  # noqa: F401 - re-exported
+from pipeline.orchestration.secret import use_secret_token
 from pipeline.passages import load_passages
 from pipeline.progress import Progress as StepBar
 from pipeline.querytypes import TYPE_NAMES
@@ -312,7 +312,7 @@ def push_review_flow(run_dir: str, config: str | None = None) -> dict[str, Any]:
         return counts
 
     # its output lives on the server; the key is review_runs.push_key's, so a push by hand counts too
-    return once(RunFolder(run_dir), review_runs.PUSH_STAGE, work, cfg.review)
+    return once(RunFolder(run_dir), review_runs.PUSH_STAGE, work, *review_runs.push_settings(cfg))
 
 
 def collected(run_dir: str | Path) -> bool:
@@ -325,19 +325,6 @@ def pending_runs(runs_root: str) -> list[str]:
     """Run folders that were pushed for review and not yet collected."""
     return [str(run.root) for run in runs_under(runs_root)
             if markers.read_marker(run.root, "review-push") and not collected(run.root)]
-
-
-def use_secret_token(review: ReviewConfig) -> None:
-    """Without $token_env, take the Label Studio token from the Prefect Secret block that
-    `comlq serve start` saved (a scheduled run's worker need not carry the secret in its environment)."""
-    if os.environ.get(review.token_env):
-        return
-    from prefect.blocks.system import Secret
-
-    try:
-        os.environ[review.token_env] = Secret.load(review.secret_block).get()
-    except ValueError:  # no such block: the push/pull's own error says what to set
-        pass
 
 
 def collect_run(run: str, config: str | None, deadline_hours: float, evaluate: bool) -> str | None:

@@ -47,9 +47,13 @@ def key(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(plain, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def stage_key(run: RunFolder, stage: str, *settings: Any, inputs: tuple[str | Path, ...] = ()) -> str:
-    """A stage's key: its settings and the contents of what it reads (`STAGES`, plus `inputs`)."""
-    read = [*run.paths(STAGES[stage].reads), *inputs]
+def stage_key(run: RunFolder, stage: str, *settings: Any, inputs: tuple[str | Path, ...] = (),
+              instead: dict[str, str | Path] | None = None) -> str:
+    """A stage's key: its settings and the contents of what it reads (`STAGES`, plus `inputs`);
+    `instead` names a file read in place of one of the run's (e.g. `review push --passages`)."""
+    instead = instead or {}
+    read = [instead.get(name) or path for name, path in zip(STAGES[stage].reads, run.paths(STAGES[stage].reads))]
+    read += inputs
     return key(*settings, *(digest(path) for path in read))
 
 

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pipeline.config import ReviewConfig
+from pipeline.config import Config
 from pipeline.errors import ComlqError
 from pipeline.orchestration import markers
 from pipeline.runfolder import RunFolder, review_registry
@@ -87,16 +87,31 @@ def register(run_dir: str | Path, config: str | Path | None, registry: str | Non
     return entry
 
 
-def push_key(run_dir: str | Path, review: ReviewConfig) -> str:
-    """The done-marker key of a push: its settings and the items pushed."""
-    return markers.stage_key(RunFolder(run_dir), PUSH_STAGE, review)
+# [evaluate] settings that cannot change which passages a pool retriever ranks high
+NOT_POOL_SETTINGS = ("retrievers", "split", "depth", "shuffle_corpus", "cache_dir")
 
 
-def record_push(run_dir: str | Path, config: str | Path | None, review: ReviewConfig, counts: dict[str, Any]) -> None:
+def push_settings(config: Config) -> tuple[Any, ...]:
+    """What a push's tasks depend on besides its input files: the review settings and, with pooled
+    judging on, the [evaluate] settings its retrievers are built with (model, precision, ...)."""
+    if config.review.pool_k <= 0 or not config.review.pool_retrievers:
+        return (config.review,)
+    return config.review, {k: v for k, v in asdict(config.evaluate).items() if k not in NOT_POOL_SETTINGS}
+
+
+def push_key(run_dir: str | Path, config: Config, passages: str | Path | None = None) -> str:
+    """The done-marker key of a push: its settings and the items and passages pushed (the run's
+    passages, or the file `review push --passages` named)."""
+    return markers.stage_key(RunFolder(run_dir), PUSH_STAGE, *push_settings(config),
+                             instead={"passages": passages} if passages else None)
+
+
+def record_push(run_dir: str | Path, config_file: str | Path | None, config: Config, counts: dict[str, Any],
+                passages: str | Path | None = None) -> None:
     """After a push by hand (`comlq review push`): what the push-review flow leaves, so that
     `comlq review collect` and the scheduled collect take the run over."""
-    markers.mark(run_dir, PUSH_STAGE, push_key(run_dir, review), counts)
-    register(run_dir, config, review.registry)
+    markers.mark(run_dir, PUSH_STAGE, push_key(run_dir, config, passages), counts)
+    register(run_dir, config_file, config.review.registry)
 
 
 def mark_collected(run_dir: str | Path, registry: str | None = None) -> None:

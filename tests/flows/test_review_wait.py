@@ -25,7 +25,8 @@ class FakeLabelStudio:
         self.pushes = self.pulls = 0
         self.pool: Any = None
 
-    def push(self, run_dir: str | Path, config: Any, pool: Any = None) -> PushResult:
+    def push(self, run_dir: str | Path, config: Any, passages_path: Any = None, predictions: Any = None,
+             pool: Any = None) -> PushResult:
         self.pushes += 1
         self.pool = pool
         items = [json.loads(line)["id"] for line in (Path(run_dir) / "items.jsonl").read_text().splitlines()]
@@ -154,3 +155,83 @@ def test_run_review_prints_the_collect_command() -> None:
     waiting = RunResult(Path("runs/x"), "AwaitingReview", "runs/x: waiting for review", config="my.toml")
     assert waiting.describe().splitlines()[-1] == "next: comlq review collect runs/x --config my.toml"
     assert "next:" not in RunResult(Path("runs/x")).describe()
+
+
+REVIEW_FIXTURES = Path(__file__).parents[1] / "review" / "fixtures"
+
+
+@pytest.fixture
+def pushed_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A run folder of the review fixtures; pooling recorded instead of run (no retriever work)."""
+    import shutil
+
+    from annotation.push import Pool
+
+    run = tmp_path / "run"
+    run.mkdir()
+    for name in ("items.jsonl", "passages.jsonl"):
+        shutil.copy(REVIEW_FIXTURES / name, run / name)
+    monkeypatch.setattr("pipeline.orchestration.pool.pooled_candidates", lambda items, passages, config: Pool({}))
+    return run
+
+
+def _config(path: Path, evaluate: str) -> str:
+    path.write_text(f"[evaluate]\n{evaluate}\n", encoding="utf-8")
+    return str(path)
+
+
+def test_the_push_runs_again_when_the_pools_evaluate_settings_change(
+        harness: Path, studio: FakeLabelStudio, pushed_run: Path, tmp_path: Path) -> None:
+    from pipeline.orchestration.flows import push_review_flow
+
+    push_review_flow(str(pushed_run), _config(tmp_path / "a.toml", 'retrievers = ["bm25"]'))
+    assert studio.pushes == 1
+    # what the evaluation runs is not what the pool ranks with: still done
+    push_review_flow(str(pushed_run), _config(tmp_path / "b.toml", 'retrievers = ["bm25", "dense"]\nsplit = "dev"'))
+    assert studio.pushes == 1
+    # the dense retriever of the pool reads another model: other candidates, so pushed again
+    push_review_flow(str(pushed_run), _config(tmp_path / "c.toml", 'retrievers = ["bm25"]\nmodel = "other-model"'))
+    assert studio.pushes == 2
+    # with pooling off the [evaluate] settings do not matter
+    off = tmp_path / "d.toml"
+    off.write_text('[review]\npool_k = 0\n[evaluate]\nmodel = "one"\n', encoding="utf-8")
+    push_review_flow(str(pushed_run), str(off))
+    assert studio.pushes == 3
+    off.write_text('[review]\npool_k = 0\n[evaluate]\nmodel = "another"\n', encoding="utf-8")
+    push_review_flow(str(pushed_run), str(off))
+    assert studio.pushes == 3
+
+
+def test_a_push_by_hand_with_other_passages_is_not_the_runs_own_push(
+        harness: Path, studio: FakeLabelStudio, pushed_run: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from pipeline.cli import main
+    from pipeline.orchestration import review_runs
+    from pipeline.orchestration.flows import push_review_flow
+
+    monkeypatch.setattr("annotation.client.connect", lambda review: None)
+    config = _config(tmp_path / "c.toml", 'retrievers = ["bm25"]')
+    own = pushed_run / "passages.jsonl"
+    other = tmp_path / "other-passages.jsonl"  # the same ids, one text changed: other tasks
+    other.write_text(own.read_text().replace("Warsaw", "Warsaw, Poland", 1), encoding="utf-8")
+    assert other.read_text() != own.read_text()
+
+    assert main(["review", "push", str(pushed_run), "--passages", str(other), "--config", config]) == 0
+    marker = json.loads((pushed_run / ".comlq" / "review-push.json").read_text())
+    assert marker["key"] == review_runs.push_key(pushed_run, _load(config), other)
+    other.write_text(other.read_text().replace("Warsaw, Poland", "Warsaw (Poland)", 1), encoding="utf-8")
+    assert marker["key"] != review_runs.push_key(pushed_run, _load(config), other)  # the file's contents count
+    # the flow pushes the run's own passages: the hand push with other text does not count as it
+    push_review_flow(str(pushed_run), config)
+    assert studio.pushes == 2
+
+    # a hand push of the run's own passages file is the flow's push: not repeated
+    assert main(["review", "push", str(pushed_run), "--passages", str(own), "--config", config]) == 0
+    push_review_flow(str(pushed_run), config)
+    assert studio.pushes == 3
+
+
+def _load(path: str) -> Any:
+    from pipeline.config import load_config
+
+    return load_config(path)

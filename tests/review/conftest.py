@@ -140,6 +140,47 @@ def _assert_matches_case(reviewed: list[dict[str, Any]], agreement: dict[str, An
     assert agreement["pool"] == expected["pool"]
 
 
+def _votes(items: list[dict[str, Any]], annotators: tuple[str, ...], rejected: str | None = None,
+           dissenter: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Every evidence passage relevant (the rest left ungraded), the evidence spread, the answers
+    right; the answers of `rejected` wrong for every annotator but `dissenter`."""
+    return {item["id"]: [{"annotator": who, "structure_ok": True,
+                          "evidence_spread": True if item["n_passages"] > 1 else None,
+                          "answers_correct": not (item["id"] == rejected and who != dissenter),
+                          "answers_complete": True, "trivial": False,
+                          "relevance": {e["passage_id"]: 2 for e in item["evidence"]}} for who in annotators]
+            for item in items}
+
+
+def _review_toml(path: Path, review: ReviewConfig, title: str, extra: str = "") -> Path:
+    """A configuration file for a small reviewed run on the test server: its own project, every
+    accepted item in the test split, BM25 only; `extra` adds [review] lines."""
+    path.write_text(f"""[review]
+url = "{review.url}"
+token_env = "{review.token_env}"
+data_dir = "{review.data_dir}"
+project_title = "{title}"
+{extra}
+[export]
+ratios = [0.0, 0.0, 1.0]
+distractors = 0
+
+[evaluate]
+retrievers = ["bm25"]
+""", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def review_toml():
+    return _review_toml
+
+
+@pytest.fixture(scope="session")
+def votes():
+    return _votes
+
+
 @pytest.fixture(scope="session")
 def case() -> dict[str, Any]:
     return _load_case()

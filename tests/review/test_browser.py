@@ -58,24 +58,6 @@ def _cli(config: Path, *argv: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=900)
 
 
-def _line_config(path: Path, ls, title: str) -> Path:
-    review = ls.config
-    path.write_text(f"""[review]
-url = "{review.url}"
-token_env = "{review.token_env}"
-data_dir = "{review.data_dir}"
-project_title = "{title}"
-
-[export]
-ratios = [0.0, 0.0, 1.0]
-distractors = 0
-
-[evaluate]
-retrievers = ["bm25"]
-""", encoding="utf-8")
-    return path
-
-
 def _answer(page, data: dict[str, Any], answer: dict[str, Any]) -> int:
     """Answer the open task with the keyboard alone; returns the Tab presses the comment took."""
     for passage in data["passages"]:  # Alt+. selects the next passage heading; the digit grades it
@@ -104,12 +86,13 @@ def _screenshot(page, name: str) -> None:
     page.set_viewport_size({"width": 1400, "height": 1000})
 
 
-def test_three_annotators_review_with_the_keyboard_and_collect_writes_the_export(ls, tmp_path, make_run):
+def test_three_annotators_review_with_the_keyboard_and_collect_writes_the_export(ls, tmp_path, make_run,
+                                                                                 review_toml):
     if not CHROMIUM.exists():
         pytest.fail("Debian chromium is missing (make test-deps installs it)")
     from playwright.sync_api import sync_playwright
 
-    config = _line_config(tmp_path / "review.toml", ls, "browser round")
+    config = review_toml(tmp_path / "review.toml", ls.config, "browser round")
     run = make_run(tmp_path / "run")
     pushed = _cli(config, "review", "push", str(run))
     assert pushed.returncode == 0, pushed.stderr

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -47,23 +46,12 @@ project_title = "{review.project_title}"
     return path
 
 
-def votes(items: list[dict[str, Any]], rejected: str, annotators: tuple[str, ...]) -> dict[str, list[dict[str, Any]]]:
-    """Every evidence passage relevant (the rest left ungraded), the evidence spread, the answers
-    right; the answers of `rejected` wrong for two of three."""
-    return {item["id"]: [{"annotator": who, "structure_ok": True,
-                          "evidence_spread": True if item["n_passages"] > 1 else None,
-                          "answers_correct": not (item["id"] == rejected and who != ANNOTATORS[0]),
-                          "answers_complete": True, "trivial": False,
-                          "relevance": {e["passage_id"]: 2 for e in item["evidence"]}} for who in annotators]
-            for item in items}
-
-
 def statuses(run: Path) -> dict[str, str]:
     reviewed = read_jsonl(run / "review" / "reviewed.jsonl", "reviewed_item")
     return {r["item"]["id"]: r["review"]["status"] for r in reviewed}
 
 
-def test_build_pushes_and_waits_collect_exports_the_accepted_items_once(ls, prefect_harness, tmp_path):
+def test_build_pushes_and_waits_collect_exports_the_accepted_items_once(ls, prefect_harness, tmp_path, votes):
     """The run lives outside the collect's runs_root, and the collect is given no configuration:
     it finds the run in the review-run registry, with the configuration the run was made with."""
     from pipeline.orchestration.flows import AWAITING_REVIEW, build_benchmark, collect_review_flow
@@ -87,14 +75,14 @@ def test_build_pushes_and_waits_collect_exports_the_accepted_items_once(ls, pref
 
     # two of three votes in: the collect flow waits, every item pending
     rejected = items[0]["id"]
-    ls.annotate(review, votes(items, rejected, ANNOTATORS[:2]))
+    ls.annotate(review, votes(items, ANNOTATORS[:2], rejected, ANNOTATORS[0]))
     state = collect_review_flow(runs_root=str(runs), return_state=True)
     (waiting,) = state.result()["waiting"]
     assert state.name == AWAITING_REVIEW and waiting.startswith(f"{run} ({len(items)} pending, deadline in 7")
     assert set(statuses(run).values()) == {"pending"} and not (run / "export").exists()
 
     # the third annotator: the votes are decided, the accepted items exported and evaluated
-    ls.annotate(review, votes(items, rejected, ANNOTATORS[2:]))
+    ls.annotate(review, votes(items, ANNOTATORS[2:], rejected, ANNOTATORS[0]))
     state = collect_review_flow(runs_root=str(runs), return_state=True)
     assert state.name == "Completed" and state.result() == {"finished": [str(run)], "waiting": []}
     assert statuses(run) == {i["id"]: "rejected" if i["id"] == rejected else "accepted" for i in items}

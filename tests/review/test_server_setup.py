@@ -121,9 +121,10 @@ def test_no_server_is_one_line_for_every_verb(verb, config, tmp_path, capsys, ma
     toml.write_text(f'[review]\nurl = "{config.url}"\ntoken_env = "{config.token_env}"\n')
     run = [] if verb[0] == "annotators" else [str(make_run(tmp_path / "run"))]
     if verb == ["collect"]:  # collect needs a pushed run
+        from pipeline.config import Config
         from pipeline.orchestration.review_runs import record_push
 
-        record_push(run[0], str(toml), config, {})
+        record_push(run[0], str(toml), Config(review=config), {})
     assert main(["review", *verb, *run, "--config", str(toml)]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (f"comlq: error: Label Studio is not reachable at {config.url} "
                                                         "(start it with `comlq review server start`)")
@@ -144,3 +145,24 @@ def test_reset_password_without_the_server_venv_is_one_line(config, tmp_path, mo
         f"comlq: error: reset-password runs the server's own `label-studio` command, and {tmp_path}/no-venv/bin/"
         "label-studio is not there: run it where `comlq review server start` ran (the repository root), "
         f"or set ${server.VENV_ENV}\n")
+
+
+def test_token_save_without_a_prefect_server_or_label_studio_is_one_line(config, tmp_path, monkeypatch, capsys):
+    toml = tmp_path / "c.toml"
+    toml.write_text(f'[review]\nurl = "{config.url}"\ntoken_env = "{config.token_env}"\n')
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    assert main(["review", "token", "save", "--config", str(toml)]) == 2
+    assert capsys.readouterr().err == ("comlq: error: no Prefect server: set PREFECT_API_URL to the one `comlq serve "
+                                       "start` started (it printed `export PREFECT_API_URL=...`) or give --api-url\n")
+    nowhere = f"http://127.0.0.1:{_free_port()}/api"
+    assert main(["review", "token", "save", "--config", str(toml), "--api-url", nowhere]) == 2
+    assert capsys.readouterr().err == (f"comlq: error: the Prefect server at {nowhere} does not answer "
+                                       "(start it with `comlq serve start`)\n")
+    # a Prefect server that answers: the token is checked on Label Studio next, before anything is saved
+    monkeypatch.setattr("pipeline.orchestration.secret.prefect_api", lambda given: "http://127.0.0.1:4200/api")
+    monkeypatch.setattr("pipeline.orchestration.secret.save_token", lambda *args: pytest.fail("saved unchecked"))
+    assert main(["review", "token", "save", "--config", str(toml)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"comlq: error: Label Studio is not reachable at {config.url} "
+                   "(start it with `comlq review server start`)\n")
+    assert "0123456789abcdef" not in err

@@ -289,3 +289,93 @@ def test_pooled_candidates_come_from_two_retrievers_and_skip_evidence_and_violat
         pooled_candidates(list(items.values()), passages, config)
     config.review.pool_k = 0
     assert pooled_candidates(list(items.values()), passages, config) == Pool({})
+
+
+# The new questions and the pooled grades against statistics worked out by hand. Three annotators
+# A, B, C; four one-passage items (no evidence-spread question); each has an evidence passage eN
+# and one pooled candidate cN. Codes: no 0, yes 1, unsure 2 (annotation/agreement.py CODES).
+#
+#          answers_correct   answers_complete   trivial      grades eN   grades cN
+#   i1     yes yes yes       yes yes yes        no no no     2 2 2       0 0 1
+#   i2     yes no  yes       no  no  yes        no yes no    2 1 2       2 2 1
+#   i3     no  no  unsure    yes unsure yes     yes yes yes  1 1 1       0 0 0
+#   i4     yes yes unsure    no  no  no         no no no     2 2 2       1 2 0
+#
+# Fleiss' kappa (n = 3 raters, N units): P_i = (sum_j n_ij^2 - 3) / 6, P = mean P_i,
+# p_j = category share of all ratings, Pe = sum_j p_j^2, kappa = (P - Pe) / (1 - Pe).
+# Krippendorff's alpha with three values per unit: every ordered pair of values within a unit
+# weighs 1/(3-1); alpha = 1 - (n-1) * sum_{c!=k} o_ck d_ck / sum_{c!=k} n_c n_k d_ck, n = values.
+#
+# answers_correct: counts (no, yes, unsure) i1 (0,3,0) i2 (1,2,0) i3 (2,0,1) i4 (0,2,1)
+#   P_i = 1, 1/3, 1/3, 1/3 -> P = 2/4 = 0.5; totals 3, 7, 2 of 12 -> Pe = (9+49+4)/144 = 62/144
+#   kappa = (72-62)/144 / (82/144) = 10/82
+#   alpha (nominal, d = 1 when c != k): disagreeing ordered pairs 0+4+4+4 = 12, weighed 1/2 -> 6;
+#   sum n_c n_k = 144 - 62 = 82 -> alpha = 1 - 11*6/82 = 16/82
+# answers_complete: i1 (0,3,0) i2 (2,1,0) i3 (0,2,1) i4 (3,0,0)
+#   P = (1 + 1/3 + 1/3 + 1)/4 = 2/3; totals 5, 6, 1 -> Pe = (25+36+1)/144 = 62/144
+#   kappa = (96-62)/144 / (82/144) = 34/82; pairs 0+4+4+0 -> 4 -> alpha = 1 - 11*4/82 = 38/82
+# trivial: i1 (3,0,0) i2 (2,1,0) i3 (0,3,0) i4 (3,0,0)
+#   P = (3 + 1/3)/4 = 5/6; totals 8, 4, 0 -> Pe = (64+16)/144 = 80/144
+#   kappa = (120-80)/144 / (64/144) = 40/64; pairs 4 -> 2 -> alpha = 1 - 11*2/64 = 42/64
+# relevance (8 passages, 24 grades; alpha ordinal): counts (0, 1, 2) e1 (0,0,3) c1 (2,1,0)
+#   e2 (0,1,2) c2 (0,1,2) e3 (0,3,0) c3 (3,0,0) e4 (0,0,3) c4 (1,1,1)
+#   P_i = 1, 1/3, 1/3, 1/3, 1, 1, 1, 0 -> P = 5/8; totals 6, 7, 11 -> Pe = (36+49+121)/576 = 206/576
+#   kappa = (360-206)/576 / (370/576) = 154/370
+#   ordinal d_ck = (sum_{g=c..k} n_g - (n_c+n_k)/2)^2: d01 = 6.5^2 = 42.25, d12 = 9^2 = 81,
+#   d02 = (24 - 8.5)^2 = 240.25
+#   o01 = o10 = 1 (c1) + 1/2 (c4) = 1.5; o12 = o21 = 1 (e2) + 1 (c2) + 1/2 (c4) = 2.5; o02 = o20 = 0.5 (c4)
+#   sum o d = 2 * (1.5*42.25 + 2.5*81 + 0.5*240.25) = 772
+#   sum n_c n_k d = 2 * (6*7*42.25 + 7*11*81 + 6*11*240.25) = 47736
+#   alpha = 1 - 23*772/47736 = 29980/47736
+# structure_ok: yes everywhere -> both undefined (null).
+# Majorities: answers_correct yes, yes, no (2 of 3), yes; answers_complete yes, no, yes, no;
+#   trivial no, no, yes, no; grades e 2, 2, 1, 2; c 0, 2, 0, and c4 a 0/1/2 split -> median 1.
+# Decisions: i1 accepted; i2 incomplete but c2 relevant -> accepted, incomplete_repaired;
+#   i3 rejected (answers not correct; trivial); i4 incomplete, c4 graded 1 -> accepted, repaired.
+# Pool: 4 candidates judged, 2 relevant (c2, c4), 2 items repaired.
+HAND_TABLE = {  # item -> per annotator (answers_correct, answers_complete, trivial, grade eN, grade cN)
+    "i1": [("yes", "yes", "no", 2, 0), ("yes", "yes", "no", 2, 0), ("yes", "yes", "no", 2, 1)],
+    "i2": [("yes", "no", "no", 2, 2), ("no", "no", "yes", 1, 2), ("yes", "yes", "no", 2, 1)],
+    "i3": [("no", "yes", "yes", 1, 0), ("no", "unsure", "yes", 1, 0), ("unsure", "yes", "yes", 1, 0)],
+    "i4": [("yes", "no", "no", 2, 1), ("yes", "no", "no", 2, 2), ("unsure", "no", "no", 2, 0)],
+}
+HAND_STATS = {
+    "answers_correct": (10 / 82, 16 / 82),
+    "answers_complete": (34 / 82, 38 / 82),
+    "trivial": (40 / 64, 42 / 64),
+    "relevance": (154 / 370, 29980 / 47736),
+    "structure_ok": (None, None),
+}
+
+
+def test_agreement_on_the_new_questions_and_pooled_grades_matches_a_hand_computation():
+    reviewed = []
+    for item_id, rows in HAND_TABLE.items():
+        n = item_id[1:]
+        item = {"id": item_id, "type": "2in", "n_passages": 1, "violating": [], "evidence": [{"passage_id": f"e{n}"}]}
+        votes = [vote(who, {f"e{n}": e, f"c{n}": c}, item_id, answers_correct=correct, answers_complete=complete,
+                      trivial=trivial)
+                 for who, (correct, complete, trivial, e, c) in zip("ABC", rows)]
+        reviewed.append({"item": item, "review": decide(item, votes, 3, [f"c{n}"])})
+    result = agreement(reviewed, 3)
+    for scope in (result["overall"], result["by_type"]["2in"]):
+        for question, (kappa, alpha) in HAND_STATS.items():
+            got = scope[question]
+            assert got["units"] == (8 if question == "relevance" else 4)
+            assert got["fleiss_kappa"] == (None if kappa is None else pytest.approx(kappa, abs=1e-6)), question
+            assert got["krippendorff_alpha"] == (None if alpha is None else pytest.approx(alpha, abs=1e-6)), question
+    decided = {r["item"]["id"]: r["review"] for r in reviewed}
+    assert {i: (r["answers_correct"], r["answers_complete"], r["trivial"]) for i, r in decided.items()} == {
+        "i1": (True, True, False), "i2": (True, False, False), "i3": (False, True, True), "i4": (True, False, False)}
+    assert {i: r["relevance"] for i, r in decided.items()} == {
+        "i1": {"e1": 2, "c1": 0}, "i2": {"e2": 2, "c2": 2}, "i3": {"e3": 1, "c3": 0}, "i4": {"e4": 2, "c4": 1}}
+    assert {i: r["status"] for i, r in decided.items()} == {
+        "i1": "accepted", "i2": "accepted", "i3": "rejected", "i4": "accepted"}
+    assert decided["i3"]["reason"] == "answers not correct; trivial or circular"
+    assert decided["i4"]["flags"] == ["three_way_split:c4", "incomplete_repaired"]
+    assert decided["i2"]["qrels"] == {"e2": 2, "c2": 2} and decided["i4"]["qrels"] == {"e4": 2, "c4": 1}
+    assert result["pool"]["overall"] == {"judged": 4, "relevant": 2, "items_repaired": 2}
+    assert sorted((d["item_id"], d["question"], d["passage_id"] or "") for d in result["disagreements"]) == sorted([
+        ("i2", "answers_correct", ""), ("i3", "answers_correct", ""), ("i4", "answers_correct", ""),
+        ("i2", "answers_complete", ""), ("i3", "answers_complete", ""), ("i2", "trivial", ""),
+        ("i1", "relevance", "c1"), ("i2", "relevance", "e2"), ("i2", "relevance", "c2"), ("i4", "relevance", "c4")])
