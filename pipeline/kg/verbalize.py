@@ -213,19 +213,22 @@ class Verbalizer:
         """The phrase for the child's set, whether it is nested (not an anchor's name), its number."""
         if self.plan.is_anchor(step.child):
             return self.kg.label(self.g.anchors[step.child]), False, False
-        return "the " + self.np(step.child), True, self._many(step.child)
+        return "the " + self.np(step.child, inner=True), True, self._many(step.child)
 
-    def np(self, node: str, many: bool | None = None) -> str:
-        """A noun phrase without article for the node's set, in its number (or `many`'s)."""
+    def np(self, node: str, many: bool | None = None, inner: bool = False) -> str:
+        """A noun phrase without article for the node's set, in its number (or `many`'s);
+        `inner`: inside a longer phrase (a projected term), see `conds`."""
         many, noun = self._many(node) if many is None else many, self.noun(node)
         if self.plan.is_projection(node):  # a class condition is its own noun: "the cities"
             step = self.plan.steps[node][0]
             return self._fill(step, "term", None if step.edge == self.absorbed(node) else noun, many)
-        return self.questions["set"].format(noun=noun[many], conds=self.conds(node, many))
+        return self.questions["set"].format(noun=noun[many], conds=self.conds(node, many, inner))
 
-    def conds(self, node: str, many: bool) -> str:
+    def conds(self, node: str, many: bool, inner: bool = False) -> str:
         """The joined relative clauses of an intersection, union or difference (without the class
-        condition its noun already states)."""
+        condition its noun already states). `inner`: the clauses sit inside a longer phrase, so
+        a negation is a clause of its own ("... but are not regions"), never ", except those
+        that ...", which would read as applying to the whole phrase."""
         steps = self.plan.steps[node]
         absorbed = self.absorbed(node)
         plain = [self._fill(st, "cond", many=many) for st in steps
@@ -238,7 +241,7 @@ class Verbalizer:
                 if conds is None:  # only the noun holds: "films that were not made by X"
                     conds = neg
                     continue
-                wording = self.rng.choice(self.questions["not"])
+                wording = self.rng.choice([w for w in self.questions["not"] if not inner or "{neg}" in w])
                 conds = wording.format(pos=conds, neg=neg, cond=self._fill(st, "cond"))
         assert conds is not None, "a compound set has a clause besides its noun"
         return conds
@@ -318,7 +321,7 @@ class Verbalizer:
             return Term(self._fill(step, "term", noun, x="the " + child.text))
         if child.op == "OR":
             return self._map(child, lambda term: Term(self._fill(step, "term", noun, x="the " + term.text)))
-        return Term(self._fill(step, "term", noun, x="the " + self.np(step.child, many=True)))
+        return Term(self._fill(step, "term", noun, x="the " + self.np(step.child, many=True, inner=True)))
 
     def _map(self, expr: Expr, fn) -> Expr:
         if isinstance(expr, Term):
