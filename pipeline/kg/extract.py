@@ -130,6 +130,7 @@ class _Corpus:
             for st in map(Statement._make, self.readings[pid]["statements"]):
                 if st.subject_type == SELF:
                     aliases[st.subject_text].add(node)
+        self.titles = frozenset(by_bare)  # a one-word person name links only as a title ("Plato")
         self.link: dict[str, str] = {}
         for alias, nodes in aliases.items():
             if len(nodes) == 1 and alias not in by_bare:
@@ -139,11 +140,15 @@ class _Corpus:
             if len(nodes) == 1 or exact:
                 self.link[name] = exact[0] if exact else next(iter(nodes))
 
-    def node(self, pid: str, name: str, kind: str) -> str:
+    def node(self, pid: str, name: str, kind: str) -> str | None:
+        """The node a mention names; None for a bare given name ("John"), which names no one
+        person: two Johns of two passages would be one node."""
         if kind == SELF:
             return self.article_of[pid]
         if kind == "CLASS":
             return self._value("class", name)
+        if kind == "PERSON" and " " not in name and name not in self.titles:
+            return None
         if name in self.link:
             return self.link[name]
         if kind == "NORP":
@@ -166,8 +171,8 @@ class _Corpus:
             article = self.article_of.get(pid)
             for st in map(Statement._make, reading["statements"]):
                 for name, kind in ((st.subject, st.subject_type), (st.object, st.object_type)):
-                    if kind not in (SELF, "CLASS", "NORP", "DATE"):
-                        votes[self.node(pid, name, kind)][kind] += 1
+                    if kind not in (SELF, "CLASS", "NORP", "DATE") and (node := self.node(pid, name, kind)):
+                        votes[node][kind] += 1
                 if st.subject_type == SELF and article:
                     for kind, weight in self._says_of_subject(st):
                         votes[article][kind] += weight
@@ -232,6 +237,8 @@ class _Corpus:
     def _facts(self, pid: str, st: Statement, evidence: Evidence) -> Iterator[tuple[str, str, str, Evidence]]:
         """(relation, subject node, object node, evidence) of what a statement states."""
         s = self.node(pid, st.subject, st.subject_type)
+        if s is None:
+            return
         if st.pattern in ("is a", "also a"):
             cls = self._class(st.object)
             relation = CLASS_RELATIONS.get(self.types.get(s, ""), "instance_of")
@@ -264,6 +271,8 @@ class _Corpus:
                 subject, (name, kind), ev = s, (st.object, st.object_type), evidence
             elif any(_matches(p, words, self.places) for p in spec.reverse) and st.object_type != "DATE":
                 subject, (name, kind) = self.node(pid, st.object, st.object_type), (st.subject, st.subject_type)
+                if subject is None:
+                    continue
                 ev = Evidence(pid, evidence.sentence, evidence.object_mention, evidence.subject_mention)
             else:
                 continue

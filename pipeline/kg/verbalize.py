@@ -10,8 +10,8 @@ where Maracaibo is located", "What is the decade of Ran?"); logical-form terms a
 The logical form has one quoted term per condition, a short phrase about the answers ("films by
 Stanley Kubrick"), joined by AND / OR / NOT. A projection after an intersection, union or
 difference is applied exactly: to each term of a union (up: projection distributes over it), to the
-whole intersection as one term (ip: "nationalities of the economists known as diplomats"), and to
-the first positive term of a difference (inp), whose NOT stays about the members projected from.
+whole intersection or difference as one term (ip: "nationalities of the economists known as
+diplomats"; inp: "occupations of the poets that are not Greek"), its conditions and NOT inside it.
 """
 
 from __future__ import annotations
@@ -218,19 +218,22 @@ class Verbalizer:
         """The phrase for the child's set, whether it is nested (not an anchor's name), its number."""
         if self.plan.is_anchor(step.child):
             return self.kg.label(self.g.anchors[step.child]), False, False
-        return "the " + self.np(step.child), True, self._many(step.child)
+        return "the " + self.np(step.child, inner=True), True, self._many(step.child)
 
-    def np(self, node: str, many: bool | None = None) -> str:
-        """A noun phrase without article for the node's set, in its number (or `many`'s)."""
+    def np(self, node: str, many: bool | None = None, inner: bool = False) -> str:
+        """A noun phrase without article for the node's set, in its number (or `many`'s);
+        `inner`: inside a longer phrase (a projected term), see `conds`."""
         many, noun = self._many(node) if many is None else many, self.noun(node)
         if self.plan.is_projection(node):  # a class condition is its own noun: "the cities"
             step = self.plan.steps[node][0]
             return self._fill(step, "term", None if step.edge == self.absorbed(node) else noun, many)
-        return self.questions["set"].format(noun=noun[many], conds=self.conds(node, many))
+        return self.questions["set"].format(noun=noun[many], conds=self.conds(node, many, inner))
 
-    def conds(self, node: str, many: bool) -> str:
+    def conds(self, node: str, many: bool, inner: bool = False) -> str:
         """The joined relative clauses of an intersection, union or difference (without the class
-        condition its noun already states)."""
+        condition its noun already states). `inner`: the clauses sit inside a longer phrase, so
+        a negation is a clause of its own ("... but are not regions"), never ", except those
+        that ...", which would read as applying to the whole phrase."""
         steps = self.plan.steps[node]
         absorbed = self.absorbed(node)
         plain = [self._fill(st, "cond", many=many) for st in steps
@@ -243,7 +246,7 @@ class Verbalizer:
                 if conds is None:  # only the noun holds: "films that were not made by X"
                     conds = neg
                     continue
-                wording = self.rng.choice(self.questions["not"])
+                wording = self.rng.choice([w for w in self.questions["not"] if not inner or "{neg}" in w])
                 conds = wording.format(pos=conds, neg=neg, cond=self._fill(st, "cond"))
         assert conds is not None, "a compound set has a clause besides its noun"
         return conds
@@ -310,27 +313,20 @@ class Verbalizer:
     def _project(self, step: Step, child: Expr, noun: tuple[str, str] | None) -> Expr:
         """The terms of a projection of a compound set (ip, up, inp).
 
-        A union is projected term by term (projection distributes over it: exact). An
-        intersection is not ("nationalities of A" AND "nationalities of B" holds more than the
-        nationalities of what is both A and B), so it is projected whole, as one term with all its
-        conditions inside (ip). A difference neither: "occupations of A" AND NOT "occupations of
-        B" would remove an occupation that one member of B shares with the answers. So only its
-        first positive term is projected, and its other conditions stay as terms about the members
-        it is projected from, never inside a projection: "occupations of the people born in the
-        19th century" AND NOT "Greek people" (inp).
+        A union is projected term by term (projection distributes over it: exact). Neither an
+        intersection nor a difference is: "nationalities of A" AND "nationalities of B" holds
+        more than the nationalities of what is both A and B (ip), and "occupations of A" AND NOT
+        "occupations of B" removes an occupation that one member of B shares with the answers,
+        while "occupations of A" AND NOT "B" subtracts people from occupations (inp). So either is
+        projected whole, as one term with all its conditions inside it, its NOT too: "occupations
+        of the people born in the 19th century that are not Greek". No projection sits inside a
+        NOT, and no NOT is applied to a set of another kind than the one it is about.
         """
-        def project(term: Term) -> Term:
-            return Term(self._fill(step, "term", noun, x="the " + term.text))
-
         if isinstance(child, Term):
-            return project(child)
+            return Term(self._fill(step, "term", noun, x="the " + child.text))
         if child.op == "OR":
-            return self._map(child, project)
-        if child.op == "AND" and all(isinstance(p, Term) for p in child.parts):
-            # an intersection (ip): one term projecting the whole set, both conditions inside it
-            return Term(self._fill(step, "term", noun, x="the " + self.np(step.child, many=True)))
-        first = next(i for i, part in enumerate(child.parts) if isinstance(part, Term))
-        return Op(child.op, tuple(project(p) if i == first else p for i, p in enumerate(child.parts)))
+            return self._map(child, lambda term: Term(self._fill(step, "term", noun, x="the " + term.text)))
+        return Term(self._fill(step, "term", noun, x="the " + self.np(step.child, many=True, inner=True)))
 
     def _map(self, expr: Expr, fn) -> Expr:
         if isinstance(expr, Term):

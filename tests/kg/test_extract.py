@@ -201,3 +201,20 @@ def test_item_sample_is_fully_judged_and_in_the_docs():
     docs = (Path(__file__).parents[2] / "docs" / "generators.md").read_text(encoding="utf-8")
     for point, (held, judged) in item_table(rows).items():
         assert f"| `{point}` | {held}/{judged} |" in docs, point
+
+
+
+def test_a_bare_given_name_is_no_person_and_recipient_no_occupation(tmp_path):
+    # two Johns of two passages were one node: "John founded Microsoft" and "John founded Apple"
+    passages = {
+        "a": Passage(id="a", title="Microsoft", text="Microsoft is an American technology company. "
+                     "John founded Microsoft in Albuquerque."),
+        "b": Passage(id="b", title="Apple Inc.", text="Apple Inc. is an American technology company. "
+                     "John founded Apple Inc. in 1976."),
+        "c": Passage(id="c", title="Jane Smith", text="Jane Smith (1901–1980) was a recipient of the Nobel Prize "
+                     "in Physics."),
+    }
+    facts = facts_of(passages, tmp_path)
+    assert {("Microsoft", "instance_of", "company"), ("Jane Smith", "won", "Nobel Prize in Physics")} <= facts
+    assert not {f for f in facts if "John" in (f[0], f[2])}, facts
+    assert ("Jane Smith", "occupation", "recipient") not in facts
