@@ -27,6 +27,7 @@ of "directed by", the noun of "capital of"), the frequent ones. Results are cach
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
@@ -36,11 +37,15 @@ from pipeline.records import Passage
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 _TOKEN = re.compile(r"\w+")
-# function words: never a relation's cue
-_STOP = frozenset("""a an the and or of in on at to by for from with as is are was were be been being has have had
-that which who whom whose this these those it its his her their he she they also into one first""".split())
-CUE_SHARE = 0.2  # a cue word occurs between the mentions of at least this share of a relation's sentences
+# articles, copulas, pronouns: never a relation's cue (prepositions may be: "in" is located_in's)
+_STOP = frozenset("""a an the and or as is are was were be been being has have had
+that which who whom whose this these those it its his her their he she they also one first""".split())
+CUE_COVER = 0.9  # cue words are used only when they stand between the mentions of this share of statements
+MAX_CUES = 8  # at most this many cue words per relation; a relation needing more has none (any sentence counts)
 MAX_GAP = 8  # words between the mentions of one statement, at most, for its cue words to count
+# "Southeast Europe" and "Southeastern Europe" name one region
+_DIRECTION = {f"{d}ern": d for d in ("north", "south", "east", "west", "northeast", "northwest", "southeast",
+                                     "southwest")}
 
 
 def sentences(text: str) -> list[str]:
@@ -48,7 +53,17 @@ def sentences(text: str) -> list[str]:
 
 
 def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.lower())
+    """Words normalised so that variants of a name match: no accents, "-ern" directions, no plural -s."""
+    plain = unicodedata.normalize("NFKD", text.lower())
+    plain = "".join(c for c in plain if not unicodedata.combining(c))
+    return [_normal(w) for w in _TOKEN.findall(plain)]
+
+
+def _normal(word: str) -> str:
+    word = _DIRECTION.get(word, word)
+    if len(word) > 3 and word.isalpha() and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
 
 
 class CorpusCheck:
@@ -68,17 +83,15 @@ class CorpusCheck:
                 for word in set(words):
                     self.postings[word].add(index)
         self.names: dict[str, set[tuple[str, ...]]] = defaultdict(set)  # node -> its names, as token tuples
-        gaps: dict[str, Counter[str]] = defaultdict(Counter)
-        statements: Counter[str] = Counter()
+        gaps: dict[str, list[frozenset[str]]] = defaultdict(list)  # relation -> words between, per statement
         for (s, relation, o), evidence in kg.evidence.items():
             for e in evidence:
                 self.names[s].add(tuple(tokens(e.subject_mention)))
                 self.names[o].add(tuple(tokens(e.object_mention)))
-                statements[relation] += 1
-                gaps[relation].update(set(_between(e.sentence, e.subject_mention, e.object_mention)))
+                gaps[relation].append(frozenset(_between(e.sentence, e.subject_mention, e.object_mention)))
         for node, label in kg.labels.items():
             self.names[node].add(tuple(tokens(label)))
-        self.cues = {r: frozenset(w for w, n in gaps[r].items() if n >= CUE_SHARE * statements[r]) for r in statements}
+        self.cues = {r: _cues(statements) for r, statements in gaps.items()}
         # the entity a passage is about: the passage's own node, else the node labelled with its title
         by_label = {label: node for node, label in sorted(kg.labels.items(), reverse=True)}
         self.entity_of = {pid: pid if pid in kg.labels else by_label.get(p.title, pid) for pid, p in passages.items()}
@@ -183,6 +196,25 @@ class CorpusCheck:
         return None
 
 
+def _cues(statements: list[frozenset[str]]) -> frozenset[str]:
+    """The few words that stand between the mentions of nearly every statement of a relation, or none.
+
+    A cue set that covers only some statements would let the check skip sentences worded like the
+    others ("Fauré was a French pianist" when most pianists are "American"), so a relation whose
+    statements share no such few words gets no cues: every sentence naming the anchor is read.
+    """
+    chosen: set[str] = set()
+    left = list(statements)
+    while len(left) > (1 - CUE_COVER) * len(statements) and len(chosen) < MAX_CUES:
+        counts = Counter(w for s in left for w in s)
+        if not counts:
+            break
+        word = min(counts, key=lambda w: (-counts[w], w))
+        chosen.add(word)
+        left = [s for s in left if word not in s]
+    return frozenset(chosen) if len(left) <= (1 - CUE_COVER) * len(statements) else frozenset()
+
+
 def _contains(words: tuple[str, ...], name: tuple[str, ...]) -> bool:
     n = len(name)
     return any(words[k:k + n] == name for k in range(len(words) - n + 1))
@@ -194,5 +226,8 @@ def _between(sentence: str, first: str, second: str) -> Iterable[str]:
     if i < 0 or j < 0:
         return []
     start, end = (i + len(first), j) if i < j else (j + len(second), i)
-    words = tokens(sentence[start:end])
-    return [w for w in words if w not in _STOP and not w.isdigit()] if len(words) <= MAX_GAP else []
+    words = _TOKEN.findall(sentence[start:end])
+    if len(words) > MAX_GAP:
+        return []
+    # a capitalised word is a name or a nationality ("a German pianist"), not what states the relation
+    return [w for w in tokens(" ".join(w for w in words if not w[0].isupper())) if w not in _STOP and not w.isdigit()]
