@@ -7,6 +7,7 @@ from pipeline.kg.complete import CorpusCheck, tokens
 from pipeline.kg.facts import Evidence, Fact
 from pipeline.kg.generator import builtin_inverses
 from pipeline.kg.graph import build_graph
+from pipeline.kg.query import evaluate, plan_for
 from pipeline.records import Passage
 
 
@@ -61,3 +62,34 @@ def test_variants_of_a_name_match():
     checker = check(texts, facts)
     assert checker.others("Southeastern Europe", "location_of") == {"Albania"}
     assert checker.other_member("Southeastern Europe", "location_of")
+
+
+def test_a_year_names_its_century():
+    # the extractor read one capital founded in the 20th century; another's text gives only a year
+    texts = {
+        "Maiduguri": "Maiduguri was founded in 1907 as a military outpost.",
+        "Islamabad": "Islamabad was built as a planned city in the 1960s and established in 1967.",
+    }
+    checker = check(texts, [("Maiduguri", "founded_in_century", "20th century", "Maiduguri", texts["Maiduguri"])])
+    assert ("1967",) in checker.names["20th century"] and ("1960s",) in checker.names["20th century"]
+    assert ("1967",) not in checker.names.get("19th century", set())
+    assert checker.others("20th century", "founding_century_of") == {"Islamabad"}
+
+
+def test_a_projection_from_a_variable_is_checked_for_each_member():
+    # 3p-like: "cities located in a state of India": the graph holds Agra in Uttar Pradesh; the
+    # text of Pune says it is in Maharashtra, another state of India, which the graph lacks
+    texts = {
+        "Uttar Pradesh": "Uttar Pradesh is a state in India.",
+        "Maharashtra": "Maharashtra is a state in India.",
+        "Agra": "Agra is a city located in Uttar Pradesh.",
+        "Pune": "Pune is a city in Maharashtra, on the Deccan plateau.",
+    }
+    facts = [("Uttar Pradesh", "located_in", "India", "Uttar Pradesh", texts["Uttar Pradesh"]),
+             ("Maharashtra", "located_in", "India", "Maharashtra", texts["Maharashtra"]),
+             ("Agra", "located_in", "Uttar Pradesh", "Agra", texts["Agra"])]
+    checker = check(texts, facts)
+    plan, anchors, relations = plan_for("2p"), {"?x": "India"}, {0: "location_of", 1: "location_of"}
+    sets = evaluate(checker.kg, plan, anchors, relations)  # (India, location_of, ?y), (?y, location_of, ?z)
+    assert sets["?z"] == {"Agra"}
+    assert checker.reject_reason(plan, anchors, relations, sets) == "corpus_other_member"

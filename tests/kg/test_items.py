@@ -246,7 +246,8 @@ def test_no_projection_inside_a_negation(films):
 
 def test_the_corpus_check_finds_members_the_graph_lacks(films, passages):
     checker = CorpusCheck(films, passages)
-    assert checker.cues["created_by"] == {"film", "novel", "screenplay"}  # "Lolita is a 1960 film by Stanley Kubrick."
+    # "Lolita is a 1960 film by Stanley Kubrick.", "Pale Fire is a 1960 novel by ...": "by" words every one
+    assert checker.cues["created_by"] == {"by"}
     assert not checker.other_member("Stanley Kubrick", "creator_of")
     # a passage the extractor could not read: another film by Kubrick
     extra = Passage("f-dr-strangelove", "Dr. Strangelove", "Dr. Strangelove is a 1964 film by Stanley Kubrick.")
