@@ -18,10 +18,14 @@ extractor's:
   a cue word of the relation may state the negated fact; the item is dropped
   (`corpus_meets_negation`).
 
-Names of an entity are its label and every way an evidence sentence names it; cue words of a
-relation are the words that stand between the two mentions in its evidence sentences (the verb
-of "directed by", the noun of "capital of"), the frequent ones. Results are cached per
-(anchor, relation): many items share them.
+Names of an entity are its label, every way an evidence sentence names it and, for a century or a
+decade, its years; names are matched on normalised words (no accents, "Southeastern" = "Southeast",
+no plural -s). Cue words of a relation are the few words (prepositions included, capitalised words
+not) that stand between the two mentions of nearly every one of its evidence sentences; a relation
+without such words has none, and every sentence naming the anchor is read. A set projected from a
+variable is checked for each member of the variable's set. A passage's entity is its own node, else
+the node of its title, else the node its statements name that shares a word with its title.
+Results are cached per (anchor, relation): many items share them.
 """
 
 from __future__ import annotations
@@ -84,8 +88,10 @@ class CorpusCheck:
                     self.postings[word].add(index)
         self.names: dict[str, set[tuple[str, ...]]] = defaultdict(set)  # node -> its names, as token tuples
         gaps: dict[str, list[frozenset[str]]] = defaultdict(list)  # relation -> words between, per statement
+        stated: dict[str, Counter[str]] = defaultdict(Counter)  # passage -> the subjects of its statements
         for (s, relation, o), evidence in kg.evidence.items():
             for e in evidence:
+                stated[e.passage][s] += 1
                 self.names[s].add(tuple(tokens(e.subject_mention)))
                 self.names[o].add(tuple(tokens(e.object_mention)))
                 gaps[relation].append(frozenset(_between(e.sentence, e.subject_mention, e.object_mention)))
@@ -93,12 +99,20 @@ class CorpusCheck:
             self.names[node].add(tuple(tokens(label)))
             self.names[node] |= _date_names(label)
         self.cues = {r: _cues(statements) for r, statements in gaps.items()}
-        # the entity a passage is about: the passage's own node, else the node labelled with its title
+        # the entity a passage is about: the passage's own node, else the node labelled with its title, else
+        # the node sharing a word with the title that its statements name most ("Lewis" in "Carl Lewis")
         by_label = {label: node for node, label in sorted(kg.labels.items(), reverse=True)}
-        self.entity_of = {pid: pid if pid in kg.labels else by_label.get(p.title, pid) for pid, p in passages.items()}
+        self.entity_of = {pid: pid if pid in kg.labels else by_label.get(p.title) or _titled(p.title, stated[pid], kg)
+                          or pid for pid, p in passages.items()}
         self.passages_of: dict[str, list[str]] = defaultdict(list)
+        self.stated_in: dict[str, list[str]] = defaultdict(list)
         for pid, entity in sorted(self.entity_of.items()):
             self.passages_of[entity].append(pid)
+        # an entity without a passage of its own is read in the passages whose statements name it as subject
+        for pid, named in sorted(stated.items()):
+            for node in named:
+                if node not in self.passages_of and pid in passages:
+                    self.stated_in[node].append(pid)
         self.with_passage = frozenset(self.passages_of)
         self._range: dict[str, dict[tuple[str, ...], set[str]]] = {}  # relation -> name -> nodes it reaches
         self._other: dict[tuple[str, str], frozenset[str]] = {}
@@ -145,8 +159,10 @@ class CorpusCheck:
         return self._other[key]
 
     def _others(self, anchor: str, relation: str, members: frozenset[str], first: bool = False) -> frozenset[str]:
-        passage_entities = members <= self.with_passage
-        by_name = {} if passage_entities else self._range_names(relation)
+        # candidates: the passage's own entity when members are passage entities, names of the relation's
+        # range when some are not (both when the graph mixes them: "B. R. Ambedkar" read as another node)
+        passage_entities = bool(members & self.with_passage) or not members
+        by_name = {} if members <= self.with_passage else self._range_names(relation)
         longest = max(map(len, by_name), default=0)
         found: set[str] = set()
         for index in sorted(self._naming(anchor)):
@@ -155,7 +171,7 @@ class CorpusCheck:
                 continue
             if passage_entities:  # the passage's own entity (a passage the graph knows nothing of, too)
                 found.add(self.entity_of[pid])
-            else:
+            if by_name:
                 found |= {node for n in range(1, longest + 1) for k in range(len(words) - n + 1)
                           for node in by_name.get(words[k:k + n], ())}
             if first and found - members - {anchor}:
@@ -168,10 +184,11 @@ class CorpusCheck:
         return set.intersection(*(set(self.kg.neighbours(a, r)) | self.others(a, r) for a, r in conditions))
 
     def meets_negation(self, answer: str, relation: str, anchor: str) -> bool:
-        """Might the answer's own passage say that it meets the negated condition (answer -relation-> anchor)?"""
+        """Might the answer's own passage (else a passage stating something of it) say that it meets the
+        negated condition (answer -relation-> anchor)?"""
         naming = self._naming(anchor)
-        return any(i in naming and self._cued(i, relation) for pid in self.passages_of.get(answer, ())
-                   for i in self.by_passage[pid])
+        own = self.passages_of.get(answer) or self.stated_in.get(answer, ())
+        return any(i in naming and self._cued(i, relation) for pid in own for i in self.by_passage[pid])
 
     def reject_reason(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str],
                       sets: dict[str, set[str]]) -> str | None:
@@ -211,6 +228,13 @@ class CorpusCheck:
             return self.other_member(next(iter(sources)), relation)
         reached = project(self.kg, set(sources), relation)
         return any(self.others(s, relation) - reached for s in sorted(sources))
+
+
+def _titled(title: str, stated: Counter[str], kg: KnowledgeGraph) -> str | None:
+    """The node named most in a passage's statements whose label shares a word with the passage's title."""
+    words = set(tokens(title)) - _STOP
+    named = [n for n in stated if words & set(tokens(kg.labels.get(n, "")))]
+    return min(named, key=lambda n: (-stated[n], n)) if named else None
 
 
 def _date_names(label: str) -> set[tuple[str, ...]]:

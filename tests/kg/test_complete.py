@@ -93,3 +93,36 @@ def test_a_projection_from_a_variable_is_checked_for_each_member():
     sets = evaluate(checker.kg, plan, anchors, relations)  # (India, location_of, ?y), (?y, location_of, ?z)
     assert sets["?z"] == {"Agra"}
     assert checker.reject_reason(plan, anchors, relations, sets) == "corpus_other_member"
+
+
+def test_a_passage_the_graph_knows_by_another_name_is_still_read():
+    # Ambedkar's node is not his passage's ("B. R. Ambedkar"), so members mix passage entities and
+    # others; Cavour's passage, which the graph read nothing from, is still a possible economist
+    texts = {
+        "B. R. Ambedkar": "Bhimrao Ramji Ambedkar was an Indian jurist and economist.",
+        "David Ricardo": "David Ricardo was a British economist.",
+        "Cavour": "Camillo Benso, generally known as Cavour, was an Italian politician and economist.",
+    }
+    checker = check(texts, [
+        ("Bhimrao Ramji Ambedkar", "occupation", "economist", "B. R. Ambedkar", texts["B. R. Ambedkar"]),
+        ("David Ricardo", "occupation", "economist", "David Ricardo", texts["David Ricardo"])])
+    assert checker.entity_of["B. R. Ambedkar"] == "Bhimrao Ramji Ambedkar"  # shares a word with the title
+    assert checker.others("economist", "occupation_of") == {"Cavour"}
+
+
+def test_a_negation_is_read_where_an_answer_without_a_passage_is_stated():
+    # "Lewis" is not the node of Carl Lewis's passage (another passage names "Carl Lewis"), but
+    # that passage states Lewis's facts and says he is American
+    texts = {
+        "Carl Lewis": "Frederick Carlton Lewis is an American former track and field athlete. "
+                      "Lewis was a dominant sprinter.",
+        "Athletics": "Carl Lewis won the Olympic gold medal.",
+        "Wilma Rudolph": "Wilma Rudolph was an American sprinter.",
+    }
+    checker = check(texts, [
+        ("Lewis", "occupation", "sprinter", "Carl Lewis", "Lewis was a dominant sprinter."),
+        ("Carl Lewis", "won", "Olympic gold medal", "Athletics", texts["Athletics"]),
+        ("Wilma Rudolph", "occupation", "sprinter", "Wilma Rudolph", texts["Wilma Rudolph"]),
+        ("Wilma Rudolph", "nationality", "American", "Wilma Rudolph", texts["Wilma Rudolph"])])
+    assert "Lewis" not in checker.passages_of
+    assert checker.meets_negation("Lewis", "nationality", "American")
