@@ -161,8 +161,9 @@ class CorpusCheck:
     def _others(self, anchor: str, relation: str, members: frozenset[str], first: bool = False) -> frozenset[str]:
         # candidates: the passage's own entity when members are passage entities, names of the relation's
         # range when some are not (both when the graph mixes them: "B. R. Ambedkar" read as another node)
+        # (and both when there are no members: "Brian Eno" with no nationality in the graph)
         passage_entities = bool(members & self.with_passage) or not members
-        by_name = {} if members <= self.with_passage else self._range_names(relation)
+        by_name = {} if members and members <= self.with_passage else self._range_names(relation)
         longest = max(map(len, by_name), default=0)
         found: set[str] = set()
         for index in sorted(self._naming(anchor)):

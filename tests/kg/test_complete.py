@@ -126,3 +126,18 @@ def test_a_negation_is_read_where_an_answer_without_a_passage_is_stated():
         ("Wilma Rudolph", "nationality", "American", "Wilma Rudolph", texts["Wilma Rudolph"])])
     assert "Lewis" not in checker.passages_of
     assert checker.meets_negation("Lewis", "nationality", "American")
+
+
+def test_an_entity_without_a_value_in_the_graph_is_read_for_values():
+    # the graph read Eno's occupations but not his nationality: "nationalities of the producers
+    # that are activists" misses "English" unless the check reads his sentence for nationality names
+    texts = {
+        "Brian Eno": "Brian Eno is an English musician, record producer and political activist.",
+        "Ken Saro-Wiwa": "Ken Saro-Wiwa was a Nigerian writer, television producer and activist.",
+        "Elgar": "Edward Elgar was an English composer.",
+    }
+    checker = check(texts, [
+        ("Brian Eno", "occupation", "producer", "Brian Eno", texts["Brian Eno"]),
+        ("Ken Saro-Wiwa", "nationality", "Nigerian", "Ken Saro-Wiwa", texts["Ken Saro-Wiwa"]),
+        ("Edward Elgar", "nationality", "English", "Elgar", texts["Elgar"])])
+    assert checker.others("Brian Eno", "nationality") == {"English"}
