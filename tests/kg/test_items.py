@@ -267,7 +267,8 @@ def test_the_corpus_check_reads_values_named_in_sentences(films, passages):
     assert not CorpusCheck(films, passages).other_member("Stanley Kubrick", "occupation")
     extra = Passage("f-kubrick-notes", "Kubrick Notes", "Stanley Kubrick was a American novelist as well.")
     checker = CorpusCheck(films, passages | {extra.id: extra})
-    assert checker.names["1960s"] == {("1960s",), ("1960",)}  # its label and how evidence names it
+    # its label, how evidence names it, and its years
+    assert checker.names["1960s"] == {("1960s",)} | {(str(y),) for y in range(1960, 1970)}
     assert checker.other_member("Stanley Kubrick", "occupation")
     assert not checker.other_member("Alfred Hitchcock", "occupation")
 
