@@ -18,29 +18,38 @@ extractor's:
   a cue word of the relation may state the negated fact; the item is dropped
   (`corpus_meets_negation`).
 
-Names of an entity are its label and every way an evidence sentence names it; cue words of a
-relation are the words that stand between the two mentions in its evidence sentences (the verb
-of "directed by", the noun of "capital of"), the frequent ones. Results are cached per
-(anchor, relation): many items share them.
+Names of an entity are its label, every way an evidence sentence names it and, for a century or a
+decade, its years; names are matched on normalised words (no accents, "Southeastern" = "Southeast",
+no plural -s). Cue words of a relation are the few words (prepositions included, capitalised words
+not) that stand between the two mentions of nearly every one of its evidence sentences; a relation
+without such words has none, and every sentence naming the anchor is read. A set projected from a
+variable is checked for each member of the variable's set. A passage's entity is its own node, else
+the node of its title, else the node its statements name that shares a word with its title.
+Results are cached per (anchor, relation): many items share them.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from pipeline.kg.graph import KnowledgeGraph
-from pipeline.kg.query import Plan, traversal
+from pipeline.kg.query import Plan, project, traversal
 from pipeline.records import Passage
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 _TOKEN = re.compile(r"\w+")
-# function words: never a relation's cue
-_STOP = frozenset("""a an the and or of in on at to by for from with as is are was were be been being has have had
-that which who whom whose this these those it its his her their he she they also into one first""".split())
-CUE_SHARE = 0.2  # a cue word occurs between the mentions of at least this share of a relation's sentences
+# articles, copulas, pronouns: never a relation's cue (prepositions may be: "in" is located_in's)
+_STOP = frozenset("""a an the and or as is are was were be been being has have had
+that which who whom whose this these those it its his her their he she they also one first""".split())
+CUE_COVER = 0.9  # cue words are used only when they stand between the mentions of this share of statements
+MAX_CUES = 8  # at most this many cue words per relation; a relation needing more has none (any sentence counts)
 MAX_GAP = 8  # words between the mentions of one statement, at most, for its cue words to count
+# "Southeast Europe" and "Southeastern Europe" name one region
+_DIRECTION = {f"{d}ern": d for d in ("north", "south", "east", "west", "northeast", "northwest", "southeast",
+                                     "southwest")}
 
 
 def sentences(text: str) -> list[str]:
@@ -48,7 +57,17 @@ def sentences(text: str) -> list[str]:
 
 
 def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.lower())
+    """Words normalised so that variants of a name match: no accents, "-ern" directions, no plural -s."""
+    plain = unicodedata.normalize("NFKD", text.lower())
+    plain = "".join(c for c in plain if not unicodedata.combining(c))
+    return [_normal(w) for w in _TOKEN.findall(plain)]
+
+
+def _normal(word: str) -> str:
+    word = _DIRECTION.get(word, word)
+    if len(word) > 3 and word.isalpha() and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
 
 
 class CorpusCheck:
@@ -68,23 +87,32 @@ class CorpusCheck:
                 for word in set(words):
                     self.postings[word].add(index)
         self.names: dict[str, set[tuple[str, ...]]] = defaultdict(set)  # node -> its names, as token tuples
-        gaps: dict[str, Counter[str]] = defaultdict(Counter)
-        statements: Counter[str] = Counter()
+        gaps: dict[str, list[frozenset[str]]] = defaultdict(list)  # relation -> words between, per statement
+        stated: dict[str, Counter[str]] = defaultdict(Counter)  # passage -> the subjects of its statements
         for (s, relation, o), evidence in kg.evidence.items():
             for e in evidence:
+                stated[e.passage][s] += 1
                 self.names[s].add(tuple(tokens(e.subject_mention)))
                 self.names[o].add(tuple(tokens(e.object_mention)))
-                statements[relation] += 1
-                gaps[relation].update(set(_between(e.sentence, e.subject_mention, e.object_mention)))
+                gaps[relation].append(frozenset(_between(e.sentence, e.subject_mention, e.object_mention)))
         for node, label in kg.labels.items():
             self.names[node].add(tuple(tokens(label)))
-        self.cues = {r: frozenset(w for w, n in gaps[r].items() if n >= CUE_SHARE * statements[r]) for r in statements}
-        # the entity a passage is about: the passage's own node, else the node labelled with its title
+            self.names[node] |= _date_names(label)
+        self.cues = {r: _cues(statements) for r, statements in gaps.items()}
+        # the entity a passage is about: the passage's own node, else the node labelled with its title, else
+        # the node sharing a word with the title that its statements name most ("Lewis" in "Carl Lewis")
         by_label = {label: node for node, label in sorted(kg.labels.items(), reverse=True)}
-        self.entity_of = {pid: pid if pid in kg.labels else by_label.get(p.title, pid) for pid, p in passages.items()}
+        self.entity_of = {pid: pid if pid in kg.labels else by_label.get(p.title) or _titled(p.title, stated[pid], kg)
+                          or pid for pid, p in passages.items()}
         self.passages_of: dict[str, list[str]] = defaultdict(list)
+        self.stated_in: dict[str, list[str]] = defaultdict(list)
         for pid, entity in sorted(self.entity_of.items()):
             self.passages_of[entity].append(pid)
+        # an entity without a passage of its own is read in the passages whose statements name it as subject
+        for pid, named in sorted(stated.items()):
+            for node in named:
+                if node not in self.passages_of and pid in passages:
+                    self.stated_in[node].append(pid)
         self.with_passage = frozenset(self.passages_of)
         self._range: dict[str, dict[tuple[str, ...], set[str]]] = {}  # relation -> name -> nodes it reaches
         self._other: dict[tuple[str, str], frozenset[str]] = {}
@@ -131,8 +159,11 @@ class CorpusCheck:
         return self._other[key]
 
     def _others(self, anchor: str, relation: str, members: frozenset[str], first: bool = False) -> frozenset[str]:
-        passage_entities = members <= self.with_passage
-        by_name = {} if passage_entities else self._range_names(relation)
+        # candidates: the passage's own entity when members are passage entities, names of the relation's
+        # range when some are not (both when the graph mixes them: "B. R. Ambedkar" read as another node)
+        # (and both when there are no members: "Brian Eno" with no nationality in the graph)
+        passage_entities = bool(members & self.with_passage) or not members
+        by_name = {} if members and members <= self.with_passage else self._range_names(relation)
         longest = max(map(len, by_name), default=0)
         found: set[str] = set()
         for index in sorted(self._naming(anchor)):
@@ -141,7 +172,7 @@ class CorpusCheck:
                 continue
             if passage_entities:  # the passage's own entity (a passage the graph knows nothing of, too)
                 found.add(self.entity_of[pid])
-            else:
+            if by_name:
                 found |= {node for n in range(1, longest + 1) for k in range(len(words) - n + 1)
                           for node in by_name.get(words[k:k + n], ())}
             if first and found - members - {anchor}:
@@ -154,10 +185,11 @@ class CorpusCheck:
         return set.intersection(*(set(self.kg.neighbours(a, r)) | self.others(a, r) for a, r in conditions))
 
     def meets_negation(self, answer: str, relation: str, anchor: str) -> bool:
-        """Might the answer's own passage say that it meets the negated condition (answer -relation-> anchor)?"""
+        """Might the answer's own passage (else a passage stating something of it) say that it meets the
+        negated condition (answer -relation-> anchor)?"""
         naming = self._naming(anchor)
-        return any(i in naming and self._cued(i, relation) for pid in self.passages_of.get(answer, ())
-                   for i in self.by_passage[pid])
+        own = self.passages_of.get(answer) or self.stated_in.get(answer, ())
+        return any(i in naming and self._cued(i, relation) for pid in own for i in self.by_passage[pid])
 
     def reject_reason(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str],
                       sets: dict[str, set[str]]) -> str | None:
@@ -165,22 +197,78 @@ class CorpusCheck:
         kg = self.kg
         for node, steps in plan.steps.items():
             plain = [st for st in steps if not st.negated and not st.union]
-            intersection = len(plain) >= 2 and all(plan.is_anchor(st.child) for st in plain)
-            if intersection:  # an entity the graph lacks is a missed member only if it may meet every condition
-                conditions = [(anchors[st.child], traversal(kg, st, relations[st.edge])) for st in plain]
-                members = set.intersection(*(set(kg.neighbours(a, r)) for a, r in conditions))
-                if self.possible(conditions) - members:
+            conditions = []  # (sources, relation): the plain steps, from an anchor or a variable's members
+            for st in plain:
+                sources = {anchors[st.child]} if plan.is_anchor(st.child) else sets[st.child]
+                conditions.append((frozenset(sources), traversal(kg, st, relations[st.edge])))
+            if len(conditions) >= 2:  # an entity the graph lacks is a missed member only if it may meet every one
+                members = set.intersection(*(project(kg, set(ss), r) for ss, r in conditions))
+                if set.intersection(*(self._reach(ss, r) for ss, r in conditions)) - members:
                     return "corpus_other_member"
+            elif conditions and self._beyond(*conditions[0]):
+                return "corpus_other_member"
             for st in steps:
-                if not plan.is_anchor(st.child) or (intersection and st in plain):
-                    continue
-                anchor, forward = anchors[st.child], traversal(kg, st, relations[st.edge])
-                if st.negated:
+                if st.union and self._beyond(frozenset({anchors[st.child]} if plan.is_anchor(st.child)
+                                                       else sets[st.child]), traversal(kg, st, relations[st.edge])):
+                    return "corpus_other_member"
+                if st.negated and plan.is_anchor(st.child):
+                    anchor, forward = anchors[st.child], traversal(kg, st, relations[st.edge])
                     if any(self.meets_negation(m, kg.inverses[forward], anchor) for m in sorted(sets[node])):
                         return "corpus_meets_negation"
-                elif self.other_member(anchor, forward):
-                    return "corpus_other_member"
         return None
+
+    def _reach(self, sources: frozenset[str], relation: str) -> set[str]:
+        """What the graph or the corpus text may reach from any of `sources` along `relation`."""
+        return project(self.kg, set(sources), relation).union(*(self.others(s, relation) for s in sources))
+
+    def _beyond(self, sources: frozenset[str], relation: str) -> bool:
+        """Might the corpus reach, from one of `sources`, an entity the graph reaches from none of them?
+        (A set projected from a variable misses what the text says of any of its members: "cities in
+        a state of India" lacks Pune when Maharashtra's text names it and the graph does not.)"""
+        if len(sources) == 1:
+            return self.other_member(next(iter(sources)), relation)
+        reached = project(self.kg, set(sources), relation)
+        return any(self.others(s, relation) - reached for s in sorted(sources))
+
+
+def _titled(title: str, stated: Counter[str], kg: KnowledgeGraph) -> str | None:
+    """The node named most in a passage's statements whose label shares a word with the passage's title."""
+    words = set(tokens(title)) - _STOP
+    named = [n for n in stated if words & set(tokens(kg.labels.get(n, "")))]
+    return min(named, key=lambda n: (-stated[n], n)) if named else None
+
+
+def _date_names(label: str) -> set[tuple[str, ...]]:
+    """The years (and decades) that name a century or a decade value: the extractor reads "built in
+    1967" as the 20th century, so a sentence with any of its years may state a fact about it."""
+    if match := re.fullmatch(r"(\d+)(?:st|nd|rd|th) century( BC)?", label):
+        n, bc = int(match.group(1)), bool(match.group(2))
+        years = range((n - 1) * 100 + 1, n * 100 + 1)
+        if bc:
+            return {(str(y), "bc") for y in years}
+        return {(str(y),) for y in years} | {(f"{d}0s",) for d in range((n - 1) * 10, n * 10)}
+    if match := re.fullmatch(r"(\d+)0s", label):
+        return {(f"{match.group(1)}{k}",) for k in range(10)}
+    return set()
+
+
+def _cues(statements: list[frozenset[str]]) -> frozenset[str]:
+    """The few words that stand between the mentions of nearly every statement of a relation, or none.
+
+    A cue set that covers only some statements would let the check skip sentences worded like the
+    others ("Fauré was a French pianist" when most pianists are "American"), so a relation whose
+    statements share no such few words gets no cues: every sentence naming the anchor is read.
+    """
+    chosen: set[str] = set()
+    left = list(statements)
+    while len(left) > (1 - CUE_COVER) * len(statements) and len(chosen) < MAX_CUES:
+        counts = Counter(w for s in left for w in s)
+        if not counts:
+            break
+        word = min(counts, key=lambda w: (-counts[w], w))
+        chosen.add(word)
+        left = [s for s in left if word not in s]
+    return frozenset(chosen) if len(left) <= (1 - CUE_COVER) * len(statements) else frozenset()
 
 
 def _contains(words: tuple[str, ...], name: tuple[str, ...]) -> bool:
@@ -194,5 +282,8 @@ def _between(sentence: str, first: str, second: str) -> Iterable[str]:
     if i < 0 or j < 0:
         return []
     start, end = (i + len(first), j) if i < j else (j + len(second), i)
-    words = tokens(sentence[start:end])
-    return [w for w in words if w not in _STOP and not w.isdigit()] if len(words) <= MAX_GAP else []
+    words = _TOKEN.findall(sentence[start:end])
+    if len(words) > MAX_GAP:
+        return []
+    # a capitalised word is a name or a nationality ("a German pianist"), not what states the relation
+    return [w for w in tokens(" ".join(w for w in words if not w[0].isupper())) if w not in _STOP and not w.isdigit()]

@@ -254,7 +254,8 @@ def test_no_projection_inside_a_negation(films):
 
 def test_the_corpus_check_finds_members_the_graph_lacks(films, passages):
     checker = CorpusCheck(films, passages)
-    assert checker.cues["created_by"] == {"film", "novel", "screenplay"}  # "Lolita is a 1960 film by Stanley Kubrick."
+    # "Lolita is a 1960 film by Stanley Kubrick.", "Pale Fire is a 1960 novel by ...": "by" words every one
+    assert checker.cues["created_by"] == {"by"}
     assert not checker.other_member("Stanley Kubrick", "creator_of")
     # a passage the extractor could not read: another film by Kubrick
     extra = Passage("f-dr-strangelove", "Dr. Strangelove", "Dr. Strangelove is a 1964 film by Stanley Kubrick.")
@@ -274,7 +275,8 @@ def test_the_corpus_check_reads_values_named_in_sentences(films, passages):
     assert not CorpusCheck(films, passages).other_member("Stanley Kubrick", "occupation")
     extra = Passage("f-kubrick-notes", "Kubrick Notes", "Stanley Kubrick was a American novelist as well.")
     checker = CorpusCheck(films, passages | {extra.id: extra})
-    assert checker.names["1960s"] == {("1960s",), ("1960",)}  # its label and how evidence names it
+    # its label, how evidence names it, and its years
+    assert checker.names["1960s"] == {("1960s",)} | {(str(y),) for y in range(1960, 1970)}
     assert checker.other_member("Stanley Kubrick", "occupation")
     assert not checker.other_member("Alfred Hitchcock", "occupation")
 

@@ -1,0 +1,143 @@
+"""The corpus check (pipeline/kg/complete.py) on small hand-made graphs and passages: a member of a
+condition that the graph lacks but the text states drops the item."""
+
+from __future__ import annotations
+
+from pipeline.kg.complete import CorpusCheck, tokens
+from pipeline.kg.facts import Evidence, Fact
+from pipeline.kg.generator import builtin_inverses
+from pipeline.kg.graph import build_graph
+from pipeline.kg.query import evaluate, plan_for
+from pipeline.records import Passage
+
+
+def check(texts: dict[str, str], facts: list[tuple[str, str, str, str, str]]) -> CorpusCheck:
+    """facts: (subject, relation, object, passage title, sentence); nodes are named by their labels."""
+    passages = {title: Passage(title, title, text) for title, text in texts.items()}
+    built = [Fact(s, r, o, (pid,), (Evidence(pid, sentence, s, o),)) for s, r, o, pid, sentence in facts]
+    labels = {n: n for f in built for n in (f.subject, f.object)}
+    return CorpusCheck(build_graph(built, labels, builtin_inverses()), passages)
+
+
+PIANISTS = {
+    "Clara Schumann": "Clara Schumann was a German pianist and teacher.",
+    "Franz Liszt": "Franz Liszt was a Hungarian pianist and teacher.",
+    "Aaron Copland": "Aaron Copland was an American pianist and teacher.",
+    "Gabriel Fauré": "Gabriel Fauré was a French composer, organist, pianist and teacher.",
+}
+
+
+def test_a_nationality_between_the_mentions_is_no_cue():
+    # the graph read three pianists; a fourth, worded with another nationality, is a missed member
+    facts = [(name, "occupation", "pianist", name, text) for name, text in PIANISTS.items() if "Fauré" not in name]
+    checker = check(PIANISTS, facts)
+    assert not {"german", "hungarian", "american"} & checker.cues.get("occupation", frozenset())
+    assert checker.others("pianist", "occupation_of") == {"Gabriel Fauré"}
+
+
+def test_a_cue_is_kept_only_when_it_words_nearly_every_statement():
+    texts = {f"Invader {i}": f"Invader {i} conquered Land {i}." for i in range(12)}
+    facts = [(f"Invader {i}", "invaded", f"Land {i}", f"Invader {i}", f"Invader {i} conquered Land {i}.")
+             for i in range(12)]
+    assert check(texts, facts).cues["invaded"] == {"conquered"}
+    for i in (0, 1):  # worded with no word between the mentions, as "the French pianist Fauré" is
+        texts[f"Invader {i}"] = f"The Invader {i} Land {i} campaign ended in a truce."
+        facts[i] = (f"Invader {i}", "invaded", f"Land {i}", f"Invader {i}", texts[f"Invader {i}"])
+    assert check(texts, facts).cues["invaded"] == frozenset()  # 2 of 12 have no cue: every sentence is read
+
+
+def test_variants_of_a_name_match():
+    assert tokens("Southeast Europe") == tokens("southeastern Europe")
+    assert tokens("Gabriel Faure") == tokens("Gabriel Fauré")
+    assert tokens("pianists") == tokens("pianist") and tokens("1960s") == ["1960s"]
+    texts = {
+        "Bulgaria": "Bulgaria is a country in Southeastern Europe.",
+        "Balkans": "The Balkans is a geographical area in Southeastern Europe.",
+        "Albania": "Albania, officially the Republic of Albania, is a country in Southeast Europe.",
+        "Sofia": "Sofia is the capital and largest city of Bulgaria.",
+    }
+    facts = [("Bulgaria", "located_in", "Southeastern Europe", "Bulgaria", texts["Bulgaria"]),
+             ("Balkans", "located_in", "Southeastern Europe", "Balkans", texts["Balkans"]),
+             ("Sofia", "located_in", "Bulgaria", "Sofia", texts["Sofia"])]
+    checker = check(texts, facts)
+    assert checker.others("Southeastern Europe", "location_of") == {"Albania"}
+    assert checker.other_member("Southeastern Europe", "location_of")
+
+
+def test_a_year_names_its_century():
+    # the extractor read one capital founded in the 20th century; another's text gives only a year
+    texts = {
+        "Maiduguri": "Maiduguri was founded in 1907 as a military outpost.",
+        "Islamabad": "Islamabad was built as a planned city in the 1960s and established in 1967.",
+    }
+    checker = check(texts, [("Maiduguri", "founded_in_century", "20th century", "Maiduguri", texts["Maiduguri"])])
+    assert ("1967",) in checker.names["20th century"] and ("1960s",) in checker.names["20th century"]
+    assert ("1967",) not in checker.names.get("19th century", set())
+    assert checker.others("20th century", "founding_century_of") == {"Islamabad"}
+
+
+def test_a_projection_from_a_variable_is_checked_for_each_member():
+    # 3p-like: "cities located in a state of India": the graph holds Agra in Uttar Pradesh; the
+    # text of Pune says it is in Maharashtra, another state of India, which the graph lacks
+    texts = {
+        "Uttar Pradesh": "Uttar Pradesh is a state in India.",
+        "Maharashtra": "Maharashtra is a state in India.",
+        "Agra": "Agra is a city located in Uttar Pradesh.",
+        "Pune": "Pune is a city in Maharashtra, on the Deccan plateau.",
+    }
+    facts = [("Uttar Pradesh", "located_in", "India", "Uttar Pradesh", texts["Uttar Pradesh"]),
+             ("Maharashtra", "located_in", "India", "Maharashtra", texts["Maharashtra"]),
+             ("Agra", "located_in", "Uttar Pradesh", "Agra", texts["Agra"])]
+    checker = check(texts, facts)
+    plan, anchors, relations = plan_for("2p"), {"?x": "India"}, {0: "location_of", 1: "location_of"}
+    sets = evaluate(checker.kg, plan, anchors, relations)  # (India, location_of, ?y), (?y, location_of, ?z)
+    assert sets["?z"] == {"Agra"}
+    assert checker.reject_reason(plan, anchors, relations, sets) == "corpus_other_member"
+
+
+def test_a_passage_the_graph_knows_by_another_name_is_still_read():
+    # Ambedkar's node is not his passage's ("B. R. Ambedkar"), so members mix passage entities and
+    # others; Cavour's passage, which the graph read nothing from, is still a possible economist
+    texts = {
+        "B. R. Ambedkar": "Bhimrao Ramji Ambedkar was an Indian jurist and economist.",
+        "David Ricardo": "David Ricardo was a British economist.",
+        "Cavour": "Camillo Benso, generally known as Cavour, was an Italian politician and economist.",
+    }
+    checker = check(texts, [
+        ("Bhimrao Ramji Ambedkar", "occupation", "economist", "B. R. Ambedkar", texts["B. R. Ambedkar"]),
+        ("David Ricardo", "occupation", "economist", "David Ricardo", texts["David Ricardo"])])
+    assert checker.entity_of["B. R. Ambedkar"] == "Bhimrao Ramji Ambedkar"  # shares a word with the title
+    assert checker.others("economist", "occupation_of") == {"Cavour"}
+
+
+def test_a_negation_is_read_where_an_answer_without_a_passage_is_stated():
+    # "Lewis" is not the node of Carl Lewis's passage (another passage names "Carl Lewis"), but
+    # that passage states Lewis's facts and says he is American
+    texts = {
+        "Carl Lewis": "Frederick Carlton Lewis is an American former track and field athlete. "
+                      "Lewis was a dominant sprinter.",
+        "Athletics": "Carl Lewis won the Olympic gold medal.",
+        "Wilma Rudolph": "Wilma Rudolph was an American sprinter.",
+    }
+    checker = check(texts, [
+        ("Lewis", "occupation", "sprinter", "Carl Lewis", "Lewis was a dominant sprinter."),
+        ("Carl Lewis", "won", "Olympic gold medal", "Athletics", texts["Athletics"]),
+        ("Wilma Rudolph", "occupation", "sprinter", "Wilma Rudolph", texts["Wilma Rudolph"]),
+        ("Wilma Rudolph", "nationality", "American", "Wilma Rudolph", texts["Wilma Rudolph"])])
+    assert "Lewis" not in checker.passages_of
+    assert checker.meets_negation("Lewis", "nationality", "American")
+
+
+def test_an_entity_without_a_value_in_the_graph_is_read_for_values():
+    # the graph read Eno's occupations but not his nationality: "nationalities of the producers
+    # that are activists" misses "English" unless the check reads his sentence for nationality names
+    texts = {
+        "Brian Eno": "Brian Eno is an English musician, record producer and political activist.",
+        "Ken Saro-Wiwa": "Ken Saro-Wiwa was a Nigerian writer, television producer and activist.",
+        "Elgar": "Edward Elgar was an English composer.",
+    }
+    checker = check(texts, [
+        ("Brian Eno", "occupation", "producer", "Brian Eno", texts["Brian Eno"]),
+        ("Ken Saro-Wiwa", "nationality", "Nigerian", "Ken Saro-Wiwa", texts["Ken Saro-Wiwa"]),
+        ("Edward Elgar", "nationality", "English", "Elgar", texts["Elgar"])])
+    assert checker.others("Brian Eno", "nationality") == {"English"}
