@@ -31,7 +31,7 @@ from typing import NamedTuple
 from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 
-VERSION = "reading-5"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-6"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -232,6 +232,8 @@ class _Reader:
                     self._classes(subjects[0], head, sentence)  # "the capital of ..." is a relation: _copula
 
     def _classes(self, subject: Mention, head, sentence, pattern: str = "is a") -> None:
+        if any(c.dep_ == "cc" and c.lower_ == "or" for c in head.children):
+            return  # "a real person or fictional character": alternatives, neither is stated
         for noun in (head, *head.conjuncts):
             if noun.tag_ not in ("NN", "NNS") or noun is not head and any(
                     c.dep_ == "det" and c.lower_ == "the" or c.dep_ == "prep" and c.lower_ == "of"

@@ -148,3 +148,11 @@ def test_a_name_does_not_end_in_a_preposition():
     found = read("Pune", "Pune is the second largest city in Maharashtra by area and population.")
     objects = {t[2] for t in found}
     assert "Maharashtra" in objects and not any(o.endswith(" by") for o in objects)
+
+
+def test_alternatives_state_no_class():
+    found = {t[:3] for t in read("Hero", "A hero is a real person or fictional character who fights adversity.")}
+    assert not {t for t in found if t[1] == "is a"}
+    assert ("Hero", "is a", "person") not in found
+    found = {t[:3] for t in read("Marie Curie", "Marie Curie was a physicist and chemist.")}
+    assert {("Marie Curie", "is a", "physicist"), ("Marie Curie", "is a", "chemist")} <= found  # "and": both
