@@ -241,6 +241,20 @@ def reaper() -> Iterator[list[int]]:
 # ---------------------------------------------------------------- shared inputs
 
 
+def line_config(path: Path, text: str = '[evaluate]\nretrievers = ["bm25"]\n') -> Path:
+    """A configuration for a short line that may leave some types without items: `allow_short`
+    is set where the code knows it (code from before the shortfall stop has no such setting and
+    needs none), so the same probe also runs against old code to show what it fixed."""
+    import dataclasses
+
+    from pipeline.config import GenerateConfig
+
+    if "allow_short" in {f.name for f in dataclasses.fields(GenerateConfig)}:
+        text = "[generate]\nallow_short = true\n\n" + text
+    path.write_text(text)
+    return path
+
+
 @pytest.fixture(scope="session")
 def passages_300(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """300 sample passages (what the small line uses)."""
@@ -294,4 +308,5 @@ def procs():
     from types import SimpleNamespace
 
     return SimpleNamespace(alive=alive, descendants=descendants, listening_ports=listening_ports,
-                           clean_env=clean_env, group_members=group_members, kill_all=kill_all)
+                           clean_env=clean_env, group_members=group_members, kill_all=kill_all,
+                           line_config=line_config)

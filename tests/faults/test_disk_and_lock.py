@@ -18,8 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.runlock import RunLock
-
 ROOT = Path(__file__).resolve().parents[2]
 PASSAGES = ROOT / "tests" / "llm" / "fixtures" / "passages.jsonl"
 
@@ -93,6 +91,8 @@ def small_disk():
 
 
 def test_second_run_on_a_held_folder(probe, tmp_path: Path) -> None:
+    from pipeline.runlock import RunLock  # here, not at the top: the other probes run on code without it
+
     run = tmp_path / "run"
     (run / "keep.txt").parent.mkdir(parents=True)
     (run / "keep.txt").write_text("the first run's output")
@@ -107,6 +107,8 @@ def test_second_run_on_a_held_folder(probe, tmp_path: Path) -> None:
 
 
 def test_stale_lock_is_taken_over(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from pipeline.runlock import RunLock
+
     run = tmp_path / "run"
     (run / ".comlq").mkdir(parents=True)
     (run / ".comlq" / "run.lock").write_text(json.dumps({"pid": 999999, "host": "gone", "started": "then"}))
