@@ -136,14 +136,23 @@ class Prober:
         return outcome
 
     def run(self, *argv: str | os.PathLike[str], what: str | None = None, env: dict[str, str] | None = None,
-            timeout: float = 600, cwd: Path | None = None) -> Outcome:
-        """`comlq ARGV` as a subprocess."""
+            timeout: float = 600, cwd: Path | None = None, max_file_bytes: int | None = None) -> Outcome:
+        """`comlq ARGV` as a subprocess; `max_file_bytes`: no file it writes may grow past this size
+        (RLIMIT_FSIZE: a write past it fails as on a full disk, for any user)."""
         args = [str(a) for a in argv]
         done = subprocess.run([*COMLQ, *args], capture_output=True, text=True, env=env, timeout=timeout,
-                              cwd=cwd or ROOT)
+                              cwd=cwd or ROOT, preexec_fn=None if max_file_bytes is None else
+                              lambda: _limit_file_size(max_file_bytes))
         outcome = Outcome(args, done.returncode, done.stdout, done.stderr)
         self.record(what or " ".join(args[:2]), traceback=outcome.traceback)
         return outcome
+
+
+def _limit_file_size(size: int) -> None:
+    import resource
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails with EFBIG instead of killing the process
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
 
 
 @pytest.fixture
