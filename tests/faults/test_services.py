@@ -23,11 +23,14 @@ ROOT = Path(__file__).resolve().parents[2]
 REVIEW = ROOT / "tests" / "review" / "fixtures"
 COPIES = 8  # of the 6 fixture items: 48 tasks, pushed one per request so that the kill lands mid-push
 TOKEN_ENV = "COMLQ_TEST_LS_TOKEN"
+# next to the review tests' port: their server lives for the whole session, this one for this module
+PORT = int(os.environ.get("COMLQ_TEST_LS_PORT", "18080")) + 1
+pytestmark = pytest.mark.labelstudio
 
 
 @pytest.fixture(scope="module")
 def label_studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A real Label Studio on COMLQ_TEST_LS_PORT with a data dir of its own; yields a config file
+    """A real Label Studio on COMLQ_TEST_LS_PORT + 1 with a data dir of its own; yields a config file
     for `comlq review` that pushes one task per request."""
     from annotation import server
     from pipeline.config import ReviewConfig
@@ -37,8 +40,7 @@ def label_studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         pytest.skip(f"no Label Studio in {server.venv_path()} (make install puts it there)")
     os.environ.setdefault(TOKEN_ENV, secrets.token_hex(20))
     tmp = tmp_path_factory.mktemp("label-studio")
-    port = int(os.environ.get("COMLQ_TEST_LS_PORT", "18080"))
-    config = ReviewConfig(url=f"http://127.0.0.1:{port}", token_env=TOKEN_ENV, data_dir=str(tmp / "data"),
+    config = ReviewConfig(url=f"http://127.0.0.1:{PORT}", token_env=TOKEN_ENV, data_dir=str(tmp / "data"),
                           project_title="faults: killed mid-push")
     toml = tmp / "review.toml"
     toml.write_text(f'[review]\nurl = "{config.url}"\ntoken_env = "{TOKEN_ENV}"\ndata_dir = "{config.data_dir}"\n'
