@@ -136,14 +136,23 @@ class Prober:
         return outcome
 
     def run(self, *argv: str | os.PathLike[str], what: str | None = None, env: dict[str, str] | None = None,
-            timeout: float = 600, cwd: Path | None = None) -> Outcome:
-        """`comlq ARGV` as a subprocess."""
+            timeout: float = 600, cwd: Path | None = None, max_file_bytes: int | None = None) -> Outcome:
+        """`comlq ARGV` as a subprocess; `max_file_bytes`: no file it writes may grow past this size
+        (RLIMIT_FSIZE: a write past it fails as on a full disk, for any user)."""
         args = [str(a) for a in argv]
         done = subprocess.run([*COMLQ, *args], capture_output=True, text=True, env=env, timeout=timeout,
-                              cwd=cwd or ROOT)
+                              cwd=cwd or ROOT, preexec_fn=None if max_file_bytes is None else
+                              lambda: _limit_file_size(max_file_bytes))
         outcome = Outcome(args, done.returncode, done.stdout, done.stderr)
         self.record(what or " ".join(args[:2]), traceback=outcome.traceback)
         return outcome
+
+
+def _limit_file_size(size: int) -> None:
+    import resource
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails with EFBIG instead of killing the process
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
 
 
 @pytest.fixture
@@ -241,6 +250,20 @@ def reaper() -> Iterator[list[int]]:
 # ---------------------------------------------------------------- shared inputs
 
 
+def line_config(path: Path, text: str = '[evaluate]\nretrievers = ["bm25"]\n') -> Path:
+    """A configuration for a short line that may leave some types without items: `allow_short`
+    is set where the code knows it (code from before the shortfall stop has no such setting and
+    needs none), so the same probe also runs against old code to show what it fixed."""
+    import dataclasses
+
+    from pipeline.config import GenerateConfig
+
+    if "allow_short" in {f.name for f in dataclasses.fields(GenerateConfig)}:
+        text = "[generate]\nallow_short = true\n\n" + text
+    path.write_text(text)
+    return path
+
+
 @pytest.fixture(scope="session")
 def passages_300(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """300 sample passages (what the small line uses)."""
@@ -294,4 +317,5 @@ def procs():
     from types import SimpleNamespace
 
     return SimpleNamespace(alive=alive, descendants=descendants, listening_ports=listening_ports,
-                           clean_env=clean_env, group_members=group_members, kill_all=kill_all)
+                           clean_env=clean_env, group_members=group_members, kill_all=kill_all,
+                           line_config=line_config)

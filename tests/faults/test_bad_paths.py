@@ -151,6 +151,9 @@ FAULTS = [
     Fault("run-per-type-zero", lambda t: ["run", "--per-type", "0", "--out", t / "r"], "per_type"),
     Fault("run-limit-negative", lambda t: ["run", "--limit", "-3", "--out", t / "r"], "-3"),
     Fault("run-source-missing", lambda t: ["run", "--source", t / "none.jsonl", "--out", t / "r"], "none.jsonl"),
+    Fault("run-unknown-generator", lambda t: ["run", "--config", _config(t, '[generate]\ngenerator = "nope"\n'),
+                                              "--out", t / "r"], "nope"),
+    Fault("run-per-type-too-small-for-test-split", lambda t: ["run", "--per-type", "1", "--out", t / "r"], "per_type"),
     Fault("run-unknown-retriever", lambda t: ["run", "--config", _config(t, '[evaluate]\nretrievers = ["bm99"]\n'),
                                               "--out", t / "r"], "bm99"),
 ]

@@ -18,8 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.runlock import RunLock
-
 ROOT = Path(__file__).resolve().parents[2]
 PASSAGES = ROOT / "tests" / "llm" / "fixtures" / "passages.jsonl"
 
@@ -44,7 +42,7 @@ DISK_FAULTS = [
     DiskFault("passages-read-only-disk", lambda d: ["passages", "--limit", "5", "--out", d / "p.jsonl"], "p.jsonl",
               read_only=True),
     DiskFault("generate-disk-full", lambda d: ["generate", "--passages", PASSAGES, "--per-type", "3",
-                                               "--out", d / "gen"], "gen/items.jsonl"),
+                                               "--allow-short", "--out", d / "gen"], "gen/items.jsonl"),
     DiskFault("generate-read-only-disk", lambda d: ["generate", "--passages", PASSAGES, "--per-type", "1",
                                                     "--types", "2i", "--out", d / "gen"], "gen/items.jsonl",
               read_only=True),
@@ -60,7 +58,26 @@ def test_disk_fault(fault: DiskFault, probe, tmp_path: Path, small_disk) -> None
         (disk / "filler").write_bytes(b"\0" * (60 * 1024))
     outcome = probe.cli(*fault.argv(disk), what=fault.id)
     line = outcome.error_line()
-    assert str(disk) in line or "No space" in line or "Read-only" in line, line
+    assert str(disk) in line and "cannot write" in line, line
+    target = disk / fault.output
+    if fault.earlier:
+        assert target.read_bytes() == fault.earlier, "the earlier complete file was lost"
+    else:
+        assert not target.exists(), f"a half-written {target.name} was left as if complete"
+    stray = [p.name for p in disk.rglob("*") if ".tmp" in p.name or p.name.startswith(".")]
+    assert not stray, f"temp files left: {stray}"
+
+
+@pytest.mark.parametrize("fault", [f for f in DISK_FAULTS if not f.read_only], ids=lambda f: f"{f.id}-file-size-limit")
+def test_write_cut_short(fault: DiskFault, probe, tmp_path: Path) -> None:
+    """The full-disk probes for any user: a 16 KiB limit on the size of every file the command writes
+    (RLIMIT_FSIZE), so the write fails part-way as on a full disk."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if fault.earlier:
+        (disk / fault.output).write_bytes(fault.earlier)
+    line = probe.run(*fault.argv(disk), what=f"{fault.id} (file size limit)", max_file_bytes=16 * 1024).error_line()
+    assert str(disk) in line and "cannot write" in line, line
     target = disk / fault.output
     if fault.earlier:
         assert target.read_bytes() == fault.earlier, "the earlier complete file was lost"
@@ -93,6 +110,8 @@ def small_disk():
 
 
 def test_second_run_on_a_held_folder(probe, tmp_path: Path) -> None:
+    from pipeline.runlock import RunLock  # here, not at the top: the other probes run on code without it
+
     run = tmp_path / "run"
     (run / "keep.txt").parent.mkdir(parents=True)
     (run / "keep.txt").write_text("the first run's output")
@@ -107,6 +126,8 @@ def test_second_run_on_a_held_folder(probe, tmp_path: Path) -> None:
 
 
 def test_stale_lock_is_taken_over(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from pipeline.runlock import RunLock
+
     run = tmp_path / "run"
     (run / ".comlq").mkdir(parents=True)
     (run / ".comlq" / "run.lock").write_text(json.dumps({"pid": 999999, "host": "gone", "started": "then"}))

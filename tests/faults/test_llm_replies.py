@@ -32,6 +32,7 @@ class Reply:
     times: int | None = None  # faulty for this many requests of a conversation, then good (None: always)
     heals: bool = False  # the faulty type still gets its item
     flagged: bool = False  # the faulty type's item is kept, its automatic check failed (for review)
+    aborts: bool = False  # the endpoint counts as unreachable: the command stops with one line
 
 
 REPLIES = [
@@ -47,7 +48,7 @@ REPLIES = [
     Reply("usage-garbage", body="shape:usage_str"),
     Reply("slow-trickle", body="trickle", heals=True),
     Reply("connection-reset-mid-body", body="reset", times=1, heals=True),
-    Reply("connection-reset-always", body="reset"),
+    Reply("connection-reset-always", body="reset", aborts=True),
     Reply("429-with-retry-after", body="429", times=1, heals=True),
     Reply("truncated-json-content", scripted="broken"),
     Reply("wrong-structure-content", scripted="wrong_structure"),
@@ -162,10 +163,14 @@ def test_llm_reply(reply: Reply, scripted, probe, tmp_path: Path, monkeypatch: p
         out = tmp_path / "gen"
         outcome = probe.cli("generate", "--generator", "llm", "--config", config, "--passages", PASSAGES,
                             "--types", f"{GOOD},{FAULTY}", "--per-type", "1", "--out", out, what=reply.id)
-    if outcome.rc != 0:
-        outcome.error_line()  # an unusable endpoint: one line, no traceback
+    if reply.aborts:
+        assert "cannot reach the LLM endpoint" in outcome.error_line()
         return
-    outcome.ok()
+    if reply.heals:
+        outcome.ok()
+    else:  # the faulty type has no usable item: said in one line with a non-zero exit (failure 7), files kept
+        line = outcome.error_line()
+        assert f"no usable item of type {FAULTY}" in line, line
     written = _read_jsonl(out / "items.jsonl")
     items = Counter(item["type"] for item in written)
     rejected = _read_jsonl(out / "rejected.jsonl")
@@ -180,6 +185,7 @@ def test_llm_reply(reply: Reply, scripted, probe, tmp_path: Path, monkeypatch: p
         assert all(r.get("reason") for r in quarantined)
         probe.probes[-1].what += f" -> {quarantined[0]['reason']}"
     stats = json.loads((out / "stats.json").read_text())
+    assert stats.get("short_types") == ([] if reply.heals else [FAULTY]), stats.get("short_types")
     for name, row in stats.get("by_type", {}).items():  # every prompt is an item or a rejected record
         lost = row["prompts"] - row["items"] - row["rejected"]
         probe.probes[-1].lost += max(lost, 0)

@@ -5,13 +5,19 @@ the same folder completes (the stale lock is taken over, finished stages are kep
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import signal
 import subprocess
 import sys
+import textwrap
 import time
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,9 +46,8 @@ def _cmdline(pid: int) -> bytes:
 
 @pytest.mark.parametrize("kill", KILLS)
 def test_kill_run_leaves_no_orphan(kill: str, probe, procs, tmp_path: Path, reaper: list[int]) -> None:
-    config = tmp_path / "small.toml"
     # 60 passages leave some types without items: that shortfall is not what this test is about
-    config.write_text('[generate]\nallow_short = true\n\n[evaluate]\nretrievers = ["bm25"]\n')
+    config = procs.line_config(tmp_path / "small.toml")
     out = tmp_path / "run"
     argv = [sys.executable, "-m", "pipeline.cli", "run", "--out", str(out), "--config", str(config),
             "--limit", "60", "--per-type", "2"]
@@ -56,11 +61,12 @@ def test_kill_run_leaves_no_orphan(kill: str, probe, procs, tmp_path: Path, reap
         below = procs.descendants(main.pid)
         seen.update(below)
         reaper.extend(below)
-        return (bool(procs.listening_ports(below)) and any(b"watchdog" in _cmdline(p) for p in below)) \
-            or main.poll() is not None
+        # working: the watchdog is up (it starts once the API answers: a kill in the few ms before is not
+        # guarded), or a first stage has finished (code without a watchdog)
+        working = any(b"watchdog" in _cmdline(p) for p in below) or any((out / ".comlq").glob("*.json"))
+        return (bool(procs.listening_ports(below)) and working) or main.poll() is not None
 
-    # the watchdog starts once the API answers: a kill in between (a few ms) is not guarded (see report)
-    _wait(api_up, 240, "the temporary Prefect API to listen and its watchdog to start")
+    _wait(api_up, 240, "the temporary Prefect API to listen and the run to work")
     assert main.poll() is None, f"the run ended before the kill: {main.stderr.read().decode()[-2000:]}"
     if kill == "api-server":  # mid-flow: the run must say so in one line and end; its rerun completes
         _wait(lambda: any((out / ".comlq").glob("*.json")) or main.poll() is not None, 240, "a first finished stage")
@@ -91,3 +97,199 @@ def test_kill_run_leaves_no_orphan(kill: str, probe, procs, tmp_path: Path, reap
     rerun.ok()
     assert (out / "items.jsonl").is_file() and (out / "report" / "report.md").is_file()
     assert not (out / ".comlq" / "run.lock").exists()
+
+
+def test_second_run_on_a_running_folder(probe, procs, tmp_path: Path, reaper: list[int]) -> None:
+    """Two `comlq run` on one folder (failure 2): the second gets one line naming the first, before
+    any work; the first completes and the folder holds the first run's outputs."""
+    config = procs.line_config(tmp_path / "small.toml")
+    out = tmp_path / "run"
+    env = procs.clean_env(PYTHONPATH=str(ROOT))
+    first = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "run", "--out", str(out), "--config", str(config),
+                              "--limit", "60", "--per-type", "2"], cwd=ROOT, env=env, start_new_session=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    reaper.append(first.pid)
+    # the first run holds the folder once it has written anything there (its lock, or Prefect's home)
+    _wait(lambda: (out / ".comlq" / "run.lock").exists() or (out / ".prefect").exists() or first.poll() is not None,
+          240, "the first run to start")
+    second = probe.run("run", "--out", out, "--config", config, "--limit", "60", "--per-type", "3",
+                       what="second run on a running folder", env=env, timeout=600)
+    line = second.error_line()
+    assert f"pid {first.pid}" in line and str(out) in line, line
+    stdout, stderr = first.communicate(timeout=600)
+    probe.record("first run of two on one folder", traceback="Traceback (most recent" in stderr)
+    assert first.returncode == 0, stderr[-3000:]
+    counts = Counter(json.loads(row)["type"] for row in (out / "items.jsonl").read_text().splitlines())
+    assert max(counts.values()) <= 2, f"the folder holds another run's items: {counts}"
+    assert "items" in stdout and not (out / ".comlq" / "run.lock").exists()
+
+
+ENCODER = textwrap.dedent("""
+    import sys, time
+    import numpy as np
+    from retrieval.encoders import CachedEncoder
+
+    class Slow:
+        name = "slow-probe-encoder"
+
+        def encode(self, texts):
+            time.sleep(0.1)
+            with open(sys.argv[2], "a") as log:  # how many texts were encoded before the kill
+                log.write(f"{len(texts)}\\n")
+            return np.ones((len(texts), 4), dtype=np.float32) / 2
+
+    CachedEncoder(Slow(), sys.argv[1], batch_size=64).encode([f"text {i}" for i in range(2000)], progress=False)
+""")
+
+
+def test_kill_during_encoding_keeps_finished_shards(probe, tmp_path: Path) -> None:
+    """kill -9 during dense encoding (failure 9): what was encoded before the kill is kept, except at
+    most one shard (the encoder's own shard size), so the rerun does not encode everything again."""
+    from retrieval.encoders import SHARD_ROWS, CachedEncoder
+
+    log = tmp_path / "encoded.txt"
+    child = subprocess.Popen([sys.executable, "-c", ENCODER, str(tmp_path / "cache"), str(log)], cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+    def encoded() -> int:
+        return sum(int(n) for n in log.read_text().split()) if log.exists() else 0
+
+    try:
+        _wait(lambda: encoded() >= 1100 or child.poll() is not None, 120, "1100 texts encoded")
+    finally:
+        child.kill()
+        child.wait()
+    before = encoded()
+    assert before < 2000, "the encoding ended before the kill"
+
+    class Counting:
+        name = "slow-probe-encoder"
+        texts = 0
+
+        def encode(self, texts):
+            self.texts += len(texts)
+            return np.ones((len(texts), 4), dtype=np.float32) / 2
+
+    rerun = Counting()
+    CachedEncoder(rerun, tmp_path / "cache", batch_size=64).encode([f"text {i}" for i in range(2000)], progress=False)
+    kept = 2000 - rerun.texts  # texts the rerun found in the cache
+    healed = kept > 0 and before - kept <= SHARD_ROWS
+    probe.record("kill -9 during dense encoding", lost=0 if healed else before - kept)
+    assert healed, f"{before} texts were encoded before the kill, the rerun found {kept} of them (shard {SHARD_ROWS})"
+
+
+# ---------------------------------------------------------------- kill -9 at each stage
+
+STEP = re.compile(r"^run (\d+)/(\d+): (\w+)", re.M)  # the step counter's line as each stage starts
+TIMING = re.compile(r"(_s|_seconds|per_second)$")  # keys whose values are timings
+
+
+def _comparable(run: Path) -> dict[str, bytes]:
+    """The run's outputs as a user sees them, with the folder's own path and name and timings blanked."""
+    files = {}
+    for path in sorted(run.rglob("*")):
+        name = str(path.relative_to(run))
+        if not path.is_file() or name.split("/")[0] in (".comlq", ".prefect", "cache"):
+            continue
+        data = path.read_bytes().replace(str(run).encode(), b"RUN")  # both runs' folders have one name
+        if path.suffix == ".json":
+            data = json.dumps(_untimed(json.loads(data)), sort_keys=True).encode()
+        files[name] = data
+    return files
+
+
+def _untimed(value):
+    if isinstance(value, dict):
+        return {k: _untimed(v) for k, v in value.items() if not TIMING.search(k) and k != "timing"}
+    if isinstance(value, list):
+        return [_untimed(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class CleanLine:
+    done: subprocess.CompletedProcess
+    config: Path
+    out: Path
+
+
+@pytest.fixture(scope="module")
+def clean_line(tmp_path_factory: pytest.TempPathFactory, procs) -> CleanLine:
+    """One clean `comlq run` of the small line on the temporary API, its output going to pipes (not a
+    terminal), as a user would run it with output to a file."""
+    tmp = tmp_path_factory.mktemp("clean")
+    config, out = procs.line_config(tmp / "small.toml"), tmp / "line"
+    done = subprocess.run([sys.executable, "-m", "pipeline.cli", "run", "--out", str(out), "--config", str(config),
+                           "--limit", "60", "--per-type", "2"],
+                          cwd=ROOT, env=procs.clean_env(PYTHONPATH=str(ROOT)), capture_output=True, text=True,
+                          timeout=900)
+    return CleanLine(done, config, out)
+
+
+def test_run_to_a_file_says_where_it_is(probe, clean_line) -> None:
+    """Progress with output to a file (failure 10): a line as each stage starts, naming it, and a
+    closing summary that names report/report.md."""
+    done = clean_line.done
+    probe.record("clean run, output to a file", traceback="Traceback (most recent" in done.stderr)
+    assert done.returncode == 0, done.stderr[-3000:]
+    steps = [s[2] for s in STEP.findall(done.stderr)]
+    assert steps[:3] == ["passages", "generate", "export"] and steps[-1] == "evaluate", done.stderr[-3000:]
+    assert f"report: {clean_line.out / 'report' / 'report.md'}" in done.stdout, done.stdout
+
+
+@pytest.fixture(scope="module")
+def prefect_api(tmp_path_factory: pytest.TempPathFactory):
+    """A Prefect server for the kill chains: a run on it starts in seconds (the temporary API of
+    `comlq run` takes 20-60 s; its own kill -9 cases are test_kill_run_leaves_no_orphan)."""
+    from pipeline.orchestration.serve import Service
+
+    port = int(os.environ.get("COMLQ_TEST_PREFECT_PORT", "14400"))
+    service = Service(tmp_path_factory.mktemp("prefect-server"), port)
+    service.start(deploy=False, worker=False)
+    try:
+        yield service
+    finally:
+        service.stop()
+
+
+@pytest.mark.parametrize("kill", ["process-group", "main-pid"])
+def test_kill_at_each_stage_then_rerun_matches_a_clean_run(kill: str, clean_line, prefect_api, probe, procs,
+                                                          tmp_path: Path, reaper: list[int]) -> None:
+    """kill -9 of `comlq run` as each stage starts, one stage after the other on one folder: nothing is
+    left running after a kill, and the rerun completes with outputs byte-identical to a clean run's."""
+    assert clean_line.done.returncode == 0, clean_line.done.stderr[-3000:]
+    stages = [s[2] for s in STEP.findall(clean_line.done.stderr)]
+    out = tmp_path / clean_line.out.name
+    argv = [sys.executable, "-m", "pipeline.cli", "run", "--out", str(out), "--config", str(clean_line.config),
+            "--limit", "60", "--per-type", "2"]
+    env = procs.clean_env(PYTHONPATH=str(ROOT), PREFECT_API_URL=prefect_api.api_url,
+                          PREFECT_HOME=str(tmp_path / "prefect-client"))
+    for stage in stages:
+        err = tmp_path / f"{stage}.err"
+        with err.open("w") as sink:
+            main = subprocess.Popen(argv, cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                                    stderr=sink)
+        reaper.append(main.pid)
+        seen: set[int] = set()
+
+        def started(stage: str = stage, err: Path = err, main: subprocess.Popen = main, seen: set[int] = seen) -> bool:
+            seen.update(procs.descendants(main.pid))
+            return any(s[2] == stage for s in STEP.findall(err.read_text())) or main.poll() is not None
+
+        _wait(started, 300, f"stage {stage}")
+        assert main.poll() is None, f"the run ended before its {stage} stage: {err.read_text()[-2000:]}"
+        seen.update(procs.descendants(main.pid))
+        reaper.extend(seen)
+        os.killpg(main.pid, signal.SIGKILL) if kill == "process-group" else os.kill(main.pid, signal.SIGKILL)
+        main.wait()
+        deadline = time.monotonic() + 30
+        while (left := [p for p in seen if procs.alive(p)]) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        probe.record(f"kill -9 {kill} at {stage}", orphans=len(left))
+        assert not left, f"orphans after kill -9 at {stage}: " + "; ".join(_cmdline(p).decode()[:200] for p in left)
+    probe.run(*argv[3:], what=f"rerun after kill -9 {kill} at each stage", env=env, timeout=600).ok()
+    clean, rerun = _comparable(clean_line.out), _comparable(out)
+    assert sorted(rerun) == sorted(clean)
+    differ = [name for name in clean if clean[name] != rerun[name]]
+    probe.probes[-1].lost = len(differ)
+    assert not differ, f"outputs unlike a clean run's: {differ}"

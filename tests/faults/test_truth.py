@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[2]
+LLM_PASSAGES = ROOT / "tests" / "llm" / "fixtures" / "passages.jsonl"  # 11 passages: no 3i item
+
 
 def test_card_sums_rejected_attempts(probe, review_run: Path, tmp_path: Path) -> None:
     rejected = [{"generator": "kg", "reason": "dead_end", "attempts": 9000},
@@ -30,3 +33,15 @@ def test_huge_single_line_record_is_cut(probe, tmp_path: Path) -> None:
     assert len(passages) == 8000 and all(len(p["text"].split()) == 100 for p in passages)
     assert " ".join(p["text"] for p in passages).split() == words  # nothing lost in the cut
     assert len({p["id"] for p in passages}) == len(passages)
+
+
+def test_type_without_items_is_said_out_loud(probe, tmp_path: Path) -> None:
+    """A query type that got no item at all (failure 7): one line naming it and a non-zero exit,
+    not "wrote N items" and exit 0; the outputs stay, with the type in stats.json's short_types."""
+    out = tmp_path / "gen"
+    line = probe.cli("generate", "--passages", LLM_PASSAGES, "--types", "3i", "--per-type", "1", "--out", out,
+                     what="a type with no item").error_line()
+    assert "3i" in line and "--allow-short" in line, line
+    assert json.loads((out / "stats.json").read_text())["short_types"] == ["3i"]
+    probe.cli("generate", "--passages", LLM_PASSAGES, "--types", "3i", "--per-type", "1", "--out", out,
+              "--allow-short", what="a type with no item, allowed").ok()
