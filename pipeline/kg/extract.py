@@ -11,8 +11,9 @@ passage's hash in `cache.py`); this module turns the readings of the whole corpu
   article has that name, else the most frequent spelling's; not when a passage writes both
   spellings (it tells them apart), when they differ in a one-word direction ("South Africa" is
   not "Southern Africa"), when one has accents and the other none ("San José", Costa Rica, is not
-  "San Jose", California), for an event's plural ("Punic Wars" is a series) or a person ("Williams"
-  is not "William").
+  "San Jose", California), when one is capitalised and the other not ("mirror" is no film), for
+  the plural of an event ("Punic Wars" is a series) or of one word ("Odes" are a work, "Ode" a
+  form; "republics" are not Plato's "Republic"), or for a person ("Williams" is not "William").
   A person name that opens a person article's own passage and holds every word of its title, an
   initial standing for a word ("Bhimrao Ramji Ambedkar" in "B. R. Ambedkar"), is that article;
 - relations: statement patterns map to relations through `vocabulary.yaml` (`relations`), which
@@ -191,7 +192,8 @@ class _Corpus:
     def _person_names(self) -> None:
         """Link the full name a person article's own passage opens with, when NER read it as a
         PERSON and the reader did not take it for the title ("Bhimrao Ramji Ambedkar", "B. R. Ambedkar")."""
-        for pid, article in sorted(self.article_of.items()):
+        found: dict[str, set[str]] = defaultdict(set)
+        for pid, article in self.article_of.items():
             if self.types.get(article, "PERSON") != "PERSON":  # untyped: nothing but this name says what it is
                 continue
             reading, text = self.readings[pid], self.passages[pid].text
@@ -200,9 +202,10 @@ class _Corpus:
                 if st.subject_type != "PERSON" or name in self.link or not _holds(name, self.labels[article]):
                     continue
                 sentence = reading["sentences"][st.sentence]
-                opening = text[:text.find(sentence)].strip() in ("", self.readings[pid]["title"])
+                opening = text[:text.find(sentence)].strip() in ("", reading["title"])
                 if opening and sentence.startswith(st.subject_text):  # the name the passage is about
-                    self.link[name] = article
+                    found[name].add(article)
+        self.link.update({name: next(iter(nodes)) for name, nodes in found.items() if len(nodes) == 1})
 
     def node(self, pid: str, name: str, kind: str) -> str | None:
         """The node a mention names; None for a bare given name ("John"), which names no one
@@ -354,8 +357,10 @@ class _Corpus:
 
 def _apart(name: str, main: str, kinds: set[str], texts: list[str]) -> bool:
     """May two spellings equal after `tokens` name two entities (the module's docstring says when)?"""
+    plural = len(name) != len(main)  # (or "-ern"; accents are caught before)
     return ("PERSON" in kinds or _cardinals(name) != _cardinals(main) or name.isascii() != main.isascii()
-            or "EVENT" in kinds and len(name) != len(main)
+            or name[:1].isupper() != main[:1].isupper()  # a common noun is no title: "mirror", "Mirror"
+            or plural and ("EVENT" in kinds or " " not in name)  # "Punic Wars", "Odes", "republics"
             or any(_names(text, name) and _names(text, main) for text in texts))  # a text writing both
 
 

@@ -12,7 +12,7 @@ import pytest
 from pipeline.cli import main
 from pipeline.kg import cache as cache_module
 from pipeline.kg.cache import ReadingCache, read_passages
-from pipeline.kg.extract import century, date_value, extract
+from pipeline.kg.extract import _apart, century, date_value, extract
 from pipeline.kg.judge import table as item_table
 from pipeline.kg.precision import table, table_rows, wilson
 from pipeline.passages import load_passages
@@ -265,3 +265,14 @@ def test_the_full_name_opening_a_person_article_is_the_article(tmp_path):
     assert not {f for f in facts if f[0] == "Bhimrao Ramji Ambedkar"}
     # the son named in the father's passage, holding every word of the father's title, is not the father
     assert not {f for f in facts if f[0] == "John Adams" and f[2] in ("diplomat", "Braintree")}
+
+
+@pytest.mark.parametrize(("name", "main", "kinds", "apart"), [
+    ("Southeastern Europe", "Southeast Europe", {"PLACE"}, False), ("Academy Award", "Academy Awards", {"ORG"}, False),
+    ("South Africa", "Southern Africa", {"PLACE"}, True), ("San Jose", "San José", {"PLACE"}, True),
+    ("Punic War", "Punic Wars", {"EVENT"}, True), ("Odes", "Ode", {"WORK"}, True),
+    ("republics", "Republic", {"ORG"}, True), ("mirror", "Mirror", {"WORK"}, True),
+    ("Roger Williams", "Roger William", {"PERSON"}, True)])
+def test_spellings_that_may_name_two_entities_stay_apart(name, main, kinds, apart):
+    assert _apart(name, main, kinds, []) is apart
+    assert _apart(name, main, kinds, [f"Both {name} and {main} are named here."])  # a text telling them apart
