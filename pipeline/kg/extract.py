@@ -6,6 +6,16 @@ passage's hash in `cache.py`); this module turns the readings of the whole corpu
 - articles: passages with the same title (given, or recovered from a ComLQ/DPR-style text) are
   one article, one node; a name in any passage that is an article's title, or the full name or
   surname its own passages call it by (when no other article claims it), is that article;
+- one entity, one node: names equal after the corpus check's normalisation (`complete.tokens`:
+  accents, "Southeastern" = "Southeast", plural -s) are one node, the article's when exactly one
+  article has that name, else the most frequent spelling's; not when a passage writes both
+  spellings (it tells them apart), when they differ in a one-word direction ("South Africa" is
+  not "Southern Africa"), when one has accents and the other none ("San José", Costa Rica, is not
+  "San Jose", California), when one is capitalised and the other not ("mirror" is no film), for
+  the plural of an event ("Punic Wars" is a series) or of one word ("Odes" are a work, "Ode" a
+  form; "republics" are not Plato's "Republic"), or for a person ("Williams" is not "William").
+  A person name that opens a person article's own passage and holds every word of its title, an
+  initial standing for a word ("Bhimrao Ramji Ambedkar" in "B. R. Ambedkar"), is that article;
 - relations: statement patterns map to relations through `vocabulary.yaml` (`relations`), which
   merges synonyms ("located in", "situated in", "lies in") and reads some patterns backwards
   ("X is home to Y"); a fact is kept only when both ends have the types the relation declares
@@ -31,6 +41,7 @@ from functools import cache
 import yaml
 
 from pipeline.kg.cache import ReadingCache, read_passages
+from pipeline.kg.complete import tokens
 from pipeline.kg.facts import Evidence, Extraction, Fact
 from pipeline.kg.reading import SELF, Statement, bare_title
 from pipeline.records import Passage
@@ -39,6 +50,10 @@ from pipeline.resources import package_data
 CLASS_RELATIONS = {"PERSON": "occupation"}  # the class relation of a type; every other type: instance_of
 # An occupation the lists miss still reads like one: "occultist", "magician", "bodybuilder".
 _PERSON_NOUN = re.compile(r"(?:ist|er|or|ian|man|woman|ess|ant|ent|ee|arch|ain)$")
+# "South Africa" (a country) and "Southern Africa" (a region) are two places: names differing in one
+# of these words are not merged, though the corpus check reads them alike
+_CARDINAL = frozenset("north south east west northern southern eastern western".split())
+_NAMED = ("PERSON", "PLACE", "ORG", "WORK", "EVENT", "LANGUAGE")  # mention kinds that name an entity
 
 
 @cache
@@ -111,7 +126,9 @@ class _Corpus:
         self.demonyms = frozenset(vocab["demonyms"])
         self.labels: dict[str, str] = {}
         self.types: dict[str, str] = {}
+        self.spelling: dict[str, str] = {}  # a name -> the name of its entity node, when another spelling
         self._articles()
+        self._same_names()
 
     # nodes --------------------------------------------------------------------------------
     def _articles(self) -> None:
@@ -140,6 +157,56 @@ class _Corpus:
             if len(nodes) == 1 or exact:
                 self.link[name] = exact[0] if exact else next(iter(nodes))
 
+    def _same_names(self) -> None:
+        """Link the spellings of one entity to one node (the module's docstring says when)."""
+        counts: Counter[str] = Counter()
+        kinds: dict[str, set[str]] = defaultdict(set)
+        named_in: dict[str, set[str]] = defaultdict(set)  # name -> passages whose statements name it
+        for pid, reading in self.readings.items():
+            for st in map(Statement._make, reading["statements"]):
+                for name, kind in ((st.subject, st.subject_type), (st.object, st.object_type)):
+                    if kind in _NAMED:
+                        counts[name] += 1
+                        kinds[name].add(kind)
+                        named_in[name].add(pid)
+        groups: dict[tuple[str, ...], set[str]] = defaultdict(set)
+        for name in set(counts) | self.titles:
+            groups[tuple(tokens(name))].add(name)
+        for names in groups.values():
+            if len(names) < 2:
+                continue
+            articles = {self.link[n] for n in names & self.titles if n in self.link}
+            if names & self.titles and len(articles) != 1:
+                continue  # two articles of one name ("Casablanca", "Casablanca (film)"): ambiguous
+            main = self.labels[next(iter(articles))] if articles else min(
+                names, key=lambda n: (not n[:1].isupper(), -counts[n], n))  # a capitalised name first
+            for name in sorted(names - {main} - self.titles - set(self.link)):
+                texts = [self.passages[pid].text for pid in sorted(named_in[name] | named_in[main])]
+                if _apart(name, main, kinds[name] | kinds[main], texts):
+                    continue
+                if articles:
+                    self.link[name] = next(iter(articles))
+                else:
+                    self.spelling[name] = main
+
+    def _person_names(self) -> None:
+        """Link the full name a person article's own passage opens with, when NER read it as a
+        PERSON and the reader did not take it for the title ("Bhimrao Ramji Ambedkar", "B. R. Ambedkar")."""
+        found: dict[str, set[str]] = defaultdict(set)
+        for pid, article in self.article_of.items():
+            if self.types.get(article, "PERSON") != "PERSON":  # untyped: nothing but this name says what it is
+                continue
+            reading, text = self.readings[pid], self.passages[pid].text
+            for st in map(Statement._make, reading["statements"]):
+                name = st.subject
+                if st.subject_type != "PERSON" or name in self.link or not _holds(name, self.labels[article]):
+                    continue
+                sentence = reading["sentences"][st.sentence]
+                opening = text[:text.find(sentence)].strip() in ("", reading["title"])
+                if opening and sentence.startswith(st.subject_text):  # the name the passage is about
+                    found[name].add(article)
+        self.link.update({name: next(iter(nodes)) for name, nodes in found.items() if len(nodes) == 1})
+
     def node(self, pid: str, name: str, kind: str) -> str | None:
         """The node a mention names; None for a bare given name ("John"), which names no one
         person: two Johns of two passages would be one node."""
@@ -153,6 +220,7 @@ class _Corpus:
             return self.link[name]
         if kind == "NORP":
             return self._value("nationality", name)
+        name = self.spelling.get(name, name)
         node = f"entity:{name}"
         self.labels.setdefault(node, name)
         return node
@@ -210,6 +278,8 @@ class _Corpus:
     # facts --------------------------------------------------------------------------------
     def build(self, min_facts: int) -> Extraction:
         self.types = self._types()
+        self._person_names()
+        self.types = self._types()  # with the linked names' votes
         candidates: dict[str, list[tuple[str, str, Evidence]]] = defaultdict(list)
         for pid in sorted(self.readings):
             reading = self.readings[pid]
@@ -283,6 +353,32 @@ class _Corpus:
                     yield spec.name, subject, self._value(spec.value, value), ev
             elif self.types.get(o := self.node(pid, name, kind)) in spec.object:
                 yield spec.name, subject, o, ev
+
+
+def _apart(name: str, main: str, kinds: set[str], texts: list[str]) -> bool:
+    """May two spellings equal after `tokens` name two entities (the module's docstring says when)?"""
+    plural = len(name) != len(main)  # (or "-ern"; accents are caught before)
+    return ("PERSON" in kinds or _cardinals(name) != _cardinals(main) or name.isascii() != main.isascii()
+            or name[:1].isupper() != main[:1].isupper()  # a common noun is no title: "mirror", "Mirror"
+            or plural and ("EVENT" in kinds or " " not in name)  # "Punic Wars", "Odes", "republics"
+            or any(_names(text, name) and _names(text, main) for text in texts))  # a text writing both
+
+
+def _cardinals(name: str) -> list[str]:
+    return [w for w in re.findall(r"\w+", name.lower()) if w in _CARDINAL]
+
+
+def _names(text: str, name: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+
+def _holds(name: str, title: str) -> bool:
+    """Does a name hold every word of a title in order, an initial ("B.") standing for a word ("Bhimrao")?"""
+    words = iter(name.split())
+    wanted = title.split()
+    return len(wanted) >= 2 and all(
+        any(w == x or (re.fullmatch(r"[A-Z]\.", w) is not None and x[0] == w[0] and len(x) > 2) for x in words)
+        for w in wanted)
 
 
 def extract(passages: dict[str, Passage], cache: ReadingCache | None = None, min_facts: int = 3,

@@ -12,7 +12,7 @@ import pytest
 from pipeline.cli import main
 from pipeline.kg import cache as cache_module
 from pipeline.kg.cache import ReadingCache, read_passages
-from pipeline.kg.extract import century, date_value, extract
+from pipeline.kg.extract import _apart, century, date_value, extract
 from pipeline.kg.judge import table as item_table
 from pipeline.kg.precision import table, table_rows, wilson
 from pipeline.passages import load_passages
@@ -218,3 +218,61 @@ def test_a_bare_given_name_is_no_person_and_recipient_no_occupation(tmp_path):
     assert {("Microsoft", "instance_of", "company"), ("Jane Smith", "won", "Nobel Prize in Physics")} <= facts
     assert not {f for f in facts if "John" in (f[0], f[2])}, facts
     assert ("Jane Smith", "occupation", "recipient") not in facts
+
+
+def nodes_of(extraction, label: str) -> set[str]:
+    return {n for f in extraction.facts for n in (f.subject, f.object) if extraction.labels[n] == label}
+
+
+def test_spellings_of_one_place_are_one_node_and_two_places_stay_two(tmp_path):
+    # the check reads "Southeast Europe" and "Southeastern Europe" as one name: so does the graph
+    passages = {
+        "a": Passage("a", "Albania", "Albania is a country in Southeast Europe."),
+        "b": Passage("b", "Bulgaria", "Bulgaria is a country in Southeastern Europe."),
+        "c": Passage("c", "Durban", "Durban is a city in South Africa."),
+        "d": Passage("d", "Botswana", "Botswana is a country in Southern Africa."),
+        "e": Passage("e", "Desamparados", "Desamparados is a district in San José."),
+        "f": Passage("f", "Willow Glen", "Willow Glen is a neighborhood in San Jose."),
+    }
+    extraction = extract(passages, ReadingCache(tmp_path), min_facts=1)
+    europe = {f.object for f in extraction.facts if f.subject in ("article:Albania", "article:Bulgaria")
+              and f.relation == "located_in"}
+    assert europe == {"entity:Southeast Europe"}
+    # a one-word direction tells a country from a region, an accent two cities: no merge
+    assert nodes_of(extraction, "South Africa") and nodes_of(extraction, "Southern Africa")
+    assert nodes_of(extraction, "San José") and nodes_of(extraction, "San Jose")
+
+
+def test_a_spelling_of_an_article_is_the_article(tmp_path):
+    passages = {
+        "a": Passage("a", "Iranian plateau", "The Iranian plateau is a plateau in Western Asia."),
+        "b": Passage("b", "Isfahan", "Isfahan is a city in the Iranian Plateau."),
+    }
+    extraction = extract(passages, ReadingCache(tmp_path), min_facts=1)
+    assert nodes_of(extraction, "Iranian Plateau") == set()  # the article's node keeps its title
+    assert ("article:Isfahan", "located_in", "article:Iranian plateau") in {
+        (f.subject, f.relation, f.object) for f in extraction.facts}
+
+
+def test_the_full_name_opening_a_person_article_is_the_article(tmp_path):
+    passages = {
+        "a": Passage("a", "B. R. Ambedkar", "Bhimrao Ramji Ambedkar was an Indian jurist and economist."),
+        "b": Passage("b", "John Adams", "John Adams was an American statesman and lawyer. "
+                     "His son John Quincy Adams was a diplomat who was born in Braintree."),
+    }
+    facts = facts_of(passages, tmp_path)
+    assert {("B. R. Ambedkar", "occupation", "jurist"), ("B. R. Ambedkar", "nationality", "Indian")} <= facts
+    assert not {f for f in facts if f[0] == "Bhimrao Ramji Ambedkar"}
+    # the son named in the father's passage, holding every word of the father's title, is not the father
+    assert not {f for f in facts if f[0] == "John Adams" and f[2] in ("diplomat", "Braintree")}
+
+
+@pytest.mark.parametrize(("name", "main", "kinds", "apart"), [
+    ("Southeastern Europe", "Southeast Europe", {"PLACE"}, False), ("Academy Award", "Academy Awards", {"ORG"}, False),
+    ("South Africa", "Southern Africa", {"PLACE"}, True), ("San Jose", "San José", {"PLACE"}, True),
+    ("Punic War", "Punic Wars", {"EVENT"}, True), ("Odes", "Ode", {"WORK"}, True),
+    ("republics", "Republic", {"ORG"}, True), ("mirror", "Mirror", {"WORK"}, True),
+    ("Roger Williams", "Roger William", {"PERSON"}, True)])
+def test_spellings_that_may_name_two_entities_stay_apart(name, main, kinds, apart):
+    assert _apart(name, main, kinds, []) is apart
+    assert _apart(name, main, kinds, [f"Both {name} and {main} are named here."])  # a text telling them apart
