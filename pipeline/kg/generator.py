@@ -273,12 +273,12 @@ def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mappin
     verbalizer = Verbalizer(kg, grounding, random.Random(f"{seed}:{item_id}"))
     answers = tuple(sorted({kg.label(a) for a in grounding.answers}))
     question = verbalizer.question()
-    if reason := senseless(kg, grounding, verbalizer):
-        raise Reject(reason)
     if banned_words(question):
         raise Reject("banned_word")
     if answers_in_question(question, answers):
         raise Reject("answer_in_question")
+    if reason := senseless(kg, grounding, verbalizer):
+        raise Reject(reason)
     if checker and (reason := checker.reject_reason(plan, grounding.anchors, grounding.relations, grounding.sets)):
         raise Reject(reason)
     evidence = grounding.evidence

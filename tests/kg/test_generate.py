@@ -145,10 +145,10 @@ def test_same_seed_same_bytes(passages, tmp_path, config):
 
 def test_a_type_that_cannot_be_grounded_is_explained(passages, tmp_path, config):
     tiny = tmp_path / "tiny.triples.jsonl"
-    tiny.write_text(TRIPLES.read_text().splitlines()[0] + "\n")  # Lolita instance_of film: one edge
-    # (without the corpus check: "Which films ...?" would find Spartacus, a film the graph lacks)
+    tiny.write_text(TRIPLES.read_text().splitlines()[1] + "\n")  # Lolita created_by Stanley Kubrick: one edge
+    # (without the corpus check: "What did Kubrick create?" would find Spartacus, which the graph lacks)
     result = generate_kg(passages, config(per_type=2, triples=str(tiny), corpus_check=False), ("1p", "3p"))
-    assert [i.type for i in result.items] == ["1p", "1p"]  # Lolita's class, films (Lolita)
+    assert [i.type for i in result.items] == ["1p", "1p"]  # Lolita's creator, Kubrick's works (Lolita)
     short = result.stats["types"]["3p"]
     assert result.stats["short_types"] == ["3p"] and short["generated"] == 0
     assert short["shortfall"].startswith(f"0 of 2 items after {short['attempts']} sampled groundings")
