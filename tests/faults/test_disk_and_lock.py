@@ -70,13 +70,13 @@ def test_disk_fault(fault: DiskFault, probe, tmp_path: Path, small_disk) -> None
 
 @pytest.mark.parametrize("fault", [f for f in DISK_FAULTS if not f.read_only], ids=lambda f: f"{f.id}-file-size-limit")
 def test_write_cut_short(fault: DiskFault, probe, tmp_path: Path) -> None:
-    """The full-disk probes for any user: a 16 KiB limit on the size of every file the command writes
+    """The full-disk probes for any user: a 4 KiB limit on the size of every file the command writes
     (RLIMIT_FSIZE), so the write fails part-way as on a full disk."""
     disk = tmp_path / "disk"
     disk.mkdir()
     if fault.earlier:
         (disk / fault.output).write_bytes(fault.earlier)
-    line = probe.run(*fault.argv(disk), what=f"{fault.id} (file size limit)", max_file_bytes=16 * 1024).error_line()
+    line = probe.run(*fault.argv(disk), what=f"{fault.id} (file size limit)", max_file_bytes=4 * 1024).error_line()
     assert str(disk) in line and "cannot write" in line, line
     target = disk / fault.output
     if fault.earlier:
