@@ -42,10 +42,11 @@ from pipeline.records import Passage
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 _TOKEN = re.compile(r"\w+")
 # articles, copulas, pronouns: never a relation's cue (prepositions may be: "in" is located_in's)
-_STOP = frozenset("""a an the and or as is are was were be been being has have had
-that which who whom whose this these those it its his her their he she they also one first""".split())
+_STOP_WORDS = """a an the and or as is are was were be been being has have had
+that which who whom whose this these those it its his her their he she they also one first""".split()
 CUE_COVER = 0.9  # cue words are used only when they stand between the mentions of this share of statements
 MAX_CUES = 8  # at most this many cue words per relation; a relation needing more has none (any sentence counts)
+WEAK = frozenset({"mentions", "mentioned_in", "topic", "topic_of"})  # links that say nothing of a kind
 MAX_GAP = 8  # words between the mentions of one statement, at most, for its cue words to count
 # "Southeast Europe" and "Southeastern Europe" name one region
 _DIRECTION = {f"{d}ern": d for d in ("north", "south", "east", "west", "northeast", "northwest", "southeast",
@@ -68,6 +69,9 @@ def _normal(word: str) -> str:
     if len(word) > 3 and word.isalpha() and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
+
+
+_STOP = frozenset(map(_normal, _STOP_WORDS))  # as tokens() gives them ("this" -> "thi")
 
 
 class CorpusCheck:
@@ -94,7 +98,9 @@ class CorpusCheck:
                 stated[e.passage][s] += 1
                 self.names[s].add(tuple(tokens(e.subject_mention)))
                 self.names[o].add(tuple(tokens(e.object_mention)))
-                gaps[relation].append(frozenset(_between(e.sentence, e.subject_mention, e.object_mention)))
+                gap = _between(e.sentence, e.subject_mention, e.object_mention)
+                if gap is not None:  # a gap not read (mentions far apart or not found) says nothing of cues
+                    gaps[relation].append(frozenset(gap))
         for node, label in kg.labels.items():
             self.names[node].add(tuple(tokens(label)))
             self.names[node] |= _date_names(label)
@@ -170,14 +176,20 @@ class CorpusCheck:
             pid, words = self.sentences[index]
             if not self._cued(index, relation):
                 continue
-            if passage_entities:  # the passage's own entity (a passage the graph knows nothing of, too)
-                found.add(self.entity_of[pid])
+            if passage_entities and self._same_kind(self.entity_of[pid], members):
+                found.add(self.entity_of[pid])  # the passage's own entity (one the graph knows nothing of, too)
             if by_name:
                 found |= {node for n in range(1, longest + 1) for k in range(len(words) - n + 1)
                           for node in by_name.get(words[k:k + n], ())}
             if first and found - members - {anchor}:
                 break
         return frozenset(found - members - {anchor})
+
+    def _same_kind(self, entity: str, members: frozenset[str]) -> bool:
+        """Could the entity be of the members' kind? Not when the graph states relations of it and
+        the members have none of them: a person is no member of "the places bordering Ukraine"."""
+        own = set(self.kg.out.get(entity, ())) - WEAK
+        return not own or not members or any(own & set(self.kg.out.get(m, ())) for m in members)
 
     def possible(self, conditions: Iterable[tuple[str, str]]) -> set[str]:
         """The entities that may meet every one of the anchored conditions (anchor, relation), by the
@@ -276,14 +288,15 @@ def _contains(words: tuple[str, ...], name: tuple[str, ...]) -> bool:
     return any(words[k:k + n] == name for k in range(len(words) - n + 1))
 
 
-def _between(sentence: str, first: str, second: str) -> Iterable[str]:
-    """The content words between two mentions in a sentence (either order), if they are close."""
+def _between(sentence: str, first: str, second: str) -> list[str] | None:
+    """The content words between two mentions in a sentence (either order), None if they are not
+    both found or are far apart."""
     i, j = sentence.find(first), sentence.find(second)
     if i < 0 or j < 0:
-        return []
+        return None
     start, end = (i + len(first), j) if i < j else (j + len(second), i)
     words = _TOKEN.findall(sentence[start:end])
     if len(words) > MAX_GAP:
-        return []
+        return None
     # a capitalised word is a name or a nationality ("a German pianist"), not what states the relation
     return [w for w in tokens(" ".join(w for w in words if not w[0].isupper())) if w not in _STOP and not w.isdigit()]

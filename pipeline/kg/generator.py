@@ -232,7 +232,14 @@ def senseless(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer) 
     plan, anchors = grounding.plan, set(grounding.anchors.values())
     bridges = [n for n in plan.steps if not plan.is_anchor(n) and n != plan.target]
     removed = verbalizer.positive[plan.target] - grounding.answers  # what the negations take away
-    if anchors & (grounding.answers | removed) or any(anchors & grounding.sets[n] for n in bridges):
+
+    def below(node: str) -> set[str]:  # the anchors a node's set is reached from
+        if plan.is_anchor(node):
+            return {grounding.anchors[node]}
+        return set().union(*(below(st.child) for st in plan.steps[node]))
+
+    # a bridge may hold an anchor of another branch ("born in France" holds Depardieu), not its own
+    if anchors & (grounding.answers | removed) or any(below(n) & grounding.sets[n] for n in bridges):
         return "circular"  # "the capital of the country containing Bucharest"
     for node, steps in plan.steps.items():
         moves = [(st, traversal(kg, st, grounding.relations[st.edge])) for st in steps]

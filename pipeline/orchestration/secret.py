@@ -53,7 +53,7 @@ def prefect_api(given: str | None) -> str:
     try:
         with urllib.request.urlopen(f"{url}/health", timeout=10) as response:
             response.read()
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a malformed URL ("http://[::1:4200/api")
         raise ComlqError(f"the Prefect server at {url} does not answer (start it with `comlq serve start`)") from None
     return url
 

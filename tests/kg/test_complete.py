@@ -141,3 +141,31 @@ def test_an_entity_without_a_value_in_the_graph_is_read_for_values():
         ("Ken Saro-Wiwa", "nationality", "Nigerian", "Ken Saro-Wiwa", texts["Ken Saro-Wiwa"]),
         ("Edward Elgar", "nationality", "English", "Elgar", texts["Elgar"])])
     assert checker.others("Brian Eno", "nationality") == {"English"}
+
+
+def test_a_gap_not_read_says_nothing_of_cues():
+    # two statements whose mentions are far apart: not "worded with no cue", so "conquered" stays the cue
+    texts = {f"Invader {i}": f"Invader {i} conquered Land {i}." for i in range(12)}
+    facts = [(f"Invader {i}", "invaded", f"Land {i}", f"Invader {i}", f"Invader {i} conquered Land {i}.")
+             for i in range(12)]
+    for i in (0, 1):
+        texts[f"Invader {i}"] = (f"Invader {i}, after a long war that lasted for many years and cost much, "
+                                 f"conquered Land {i}.")
+        facts[i] = (f"Invader {i}", "invaded", f"Land {i}", f"Invader {i}", texts[f"Invader {i}"])
+    assert check(texts, facts).cues["invaded"] == {"conquered"}
+
+
+def test_an_entity_of_another_kind_is_no_missed_member():
+    # the places bordering Ukraine: a person whose passage names Ukraine is not one of them
+    texts = {
+        "Poland": "Poland is a country that borders Ukraine.",
+        "Moldova": "Moldova is a country that borders Ukraine and Romania.",
+        "Bohdan Khmelnytsky": "Bohdan Khmelnytsky was a commander in the country that borders Ukraine.",
+        "Belarus": "Belarus borders Ukraine.",
+    }
+    facts = [("Poland", "borders", "Ukraine", "Poland", texts["Poland"]),
+             ("Moldova", "borders", "Ukraine", "Moldova", texts["Moldova"]),
+             ("Moldova", "borders", "Romania", "Moldova", texts["Moldova"]),
+             ("Bohdan Khmelnytsky", "occupation", "commander", "Bohdan Khmelnytsky", texts["Bohdan Khmelnytsky"])]
+    checker = check(texts, facts)
+    assert checker.others("Ukraine", "borders") == {"Belarus"}  # a passage the graph knows nothing of: kept

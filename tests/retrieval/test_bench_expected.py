@@ -14,7 +14,6 @@ def test_pinned_numbers_are_from_the_shuffled_corpus():
     pinned = json.loads(EXPECTED.read_text())
     assert pinned["shuffle_corpus"] == SEED
     assert {"bm25", "dense", "itlr", "logical"} <= set(pinned["nDCG@10"])
-    assert compare(pinned["nDCG@10"], pinned) == []
 
 
 def test_compare_flags_file_order_pins_and_drift():
