@@ -342,8 +342,15 @@ def _text(template: dict, key: str, nested: bool, other_noun: bool) -> str | lis
     for variant, wanted in ((f"{key}_nested_with_noun", nested and other_noun), (f"{key}_nested", nested),
                             (f"{key}_with_noun", other_noun and not nested)):
         if wanted and variant in template:
-            return template[variant]
-    return template[key]
+            text = template[variant]
+            break
+    else:
+        text = template[key]
+    if key == "term" and other_noun and any("{noun} of" in t for t in _as_list(text)):
+        # "the federalist of The Stranger" reads a job as the relation: say the relation instead
+        cond = template.get("cond_nested", template["cond"]) if nested else template["cond"]
+        return ["{noun} that " + c for c in _as_list(cond)]
+    return text
 
 
 def _as_list(text: str | list[str]) -> list[str]:

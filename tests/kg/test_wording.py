@@ -17,7 +17,7 @@ from pipeline.kg.generator import builtin_inverses, generate_kg, senseless
 from pipeline.kg.graph import KnowledgeGraph, build_graph
 from pipeline.kg.query import evaluate, plan_for
 from pipeline.kg.sample import Grounding, Reject
-from pipeline.kg.verbalize import Verbalizer
+from pipeline.kg.verbalize import Verbalizer, _text, templates
 from pipeline.querytypes import NEGATION_TYPES, TYPE_NAMES
 
 SEEDS = range(60)
@@ -192,3 +192,10 @@ def test_senseless_groundings_are_named(geography, type_name, anchors, relations
 def test_a_sound_chain_is_not_senseless(geography):
     grounding = ground(geography, "1p", {"?x": "v"}, ["location_of"])  # the places in Venezuela
     assert senseless(geography, grounding, Verbalizer(geography, grounding, random.Random(0))) is None
+
+
+def test_a_class_noun_never_stands_for_the_relation():
+    # "the federalist of The Stranger": Camus's job read as if it were the relation written_by
+    written_by = templates()["relations"]["relations"]["written_by"]
+    assert _text(written_by, "term", nested=False, other_noun=True) == ["{noun} that wrote {x}"]
+    assert _text(written_by, "term", nested=False, other_noun=False) == "{noun} of {x}"  # "writers of X"
