@@ -213,11 +213,14 @@ def test_a_bare_given_name_is_no_person_and_recipient_no_occupation(tmp_path):
                      "John founded Apple Inc. in 1976."),
         "c": Passage(id="c", title="Jane Smith", text="Jane Smith (1901–1980) was a recipient of the Nobel Prize "
                      "in Physics."),
+        "d": Passage(id="d", title="Ja'far al-Sadiq", text="Ja'far al-Sadiq (700–765) was a descendant of the "
+                     "prophet Muhammad and a jurist."),
     }
     facts = facts_of(passages, tmp_path)
     assert {("Microsoft", "instance_of", "company"), ("Jane Smith", "won", "Nobel Prize in Physics")} <= facts
     assert not {f for f in facts if "John" in (f[0], f[2])}, facts
     assert ("Jane Smith", "occupation", "recipient") not in facts
+    assert ("Ja'far al-Sadiq", "occupation", "descendant") not in facts  # kinship is no occupation
 
 
 def nodes_of(extraction, label: str) -> set[str]:
