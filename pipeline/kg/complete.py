@@ -118,6 +118,7 @@ class CorpusCheck:
         self._other: dict[tuple[str, str], frozenset[str]] = {}
         self._any: dict[tuple[str, str], bool] = {}
         self._named: dict[str, set[int]] = {}
+        self._meets: dict[tuple[str, str, str], bool] = {}
 
     def _naming(self, node: str) -> set[int]:
         """The sentences that name the node (all tokens of one of its names, in a row)."""
@@ -193,9 +194,12 @@ class CorpusCheck:
     def meets_negation(self, answer: str, relation: str, anchor: str) -> bool:
         """Might the answer's own passage (else a passage stating something of it) say that it meets the
         negated condition (answer -relation-> anchor)?"""
-        naming = self._naming(anchor)
-        own = self.passages_of.get(answer) or self.stated_in.get(answer, ())
-        return any(i in naming and self._cued(i, relation) for pid in own for i in self.by_passage[pid])
+        key = (answer, relation, anchor)
+        if key not in self._meets:
+            naming = self._naming(anchor)
+            own = self.passages_of.get(answer) or self.stated_in.get(answer, ())
+            self._meets[key] = any(i in naming and self._cued(i, relation) for pid in own for i in self.by_passage[pid])
+        return self._meets[key]
 
     def reject_reason(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str],
                       sets: dict[str, set[str]]) -> str | None:

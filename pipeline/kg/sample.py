@@ -543,6 +543,7 @@ class ChainEnumerator(Enumerating):
     TYPES = ("2p", "3p", "pi", "2u", "up", "2in", "inp", "pin", "pni")
     BRANCHES = 12  # relations tried per set, and anchored conditions kept per partial grounding
     WIDE = 100  # widest set a variable keeps: wider ones rarely end in few answers stated in 3 passages
+    TRIES = 60  # anchored conditions tried per partial grounding
     KIN = 16  # entities with the first branch's relation whose conditions a union draws from
     PER_START = 3  # groundings yielded per starting anchor, for variety
 
@@ -551,6 +552,7 @@ class ChainEnumerator(Enumerating):
         super().__init__(kg, plan, rng, max_answers, weights)
         self.checker = checker
         self.started: Counter[str] = Counter()
+        self.ordered: dict[str, list[tuple[str, str, frozenset[str]]]] = {}  # member -> its followable conditions
 
     @classmethod
     def supports(cls, plan: Plan) -> bool:
@@ -649,7 +651,8 @@ class ChainEnumerator(Enumerating):
         step, later = steps[0], steps[1:]
         old = None if positive is None else positive - negative
         found = 0
-        for r, anchor, reached in self._candidates(step, positive if positive is not None else negative, relations):
+        candidates = self._candidates(step, positive if positive is not None else negative, relations)
+        for r, anchor, reached in itertools.islice(candidates, self.TRIES):
             if found >= self.BRANCHES:
                 return
             if anchor in anchors.values():
@@ -681,8 +684,11 @@ class ChainEnumerator(Enumerating):
             sources = self.rng.sample(sorted(members), len(members))  # at most WIDE
         seen = set()
         for member in sources:  # lazily: most partial groundings need only a few candidates
-            for r, a, reached in sorted(self.conditions(member), key=lambda c: self._key(c[0])):
-                if (r, a) not in seen and self._followable(kg.inverses[r]):
+            if member not in self.ordered:  # drawn once per member: sorting is the costly part
+                self.ordered[member] = [c for c in sorted(self.conditions(member), key=lambda c: self._key(c[0]))
+                                        if self._followable(kg.inverses[c[0]])]
+            for r, a, reached in self.ordered[member]:
+                if (r, a) not in seen:
                     seen.add((r, a))
                     yield r, a, reached
 
