@@ -110,14 +110,15 @@ def test_an_item_whose_sentence_is_not_in_the_shipped_text_is_rejected(films, pa
 
 def test_a_fact_without_a_sentence_in_a_graph_with_sentences_rejects_the_item(tmp_path, passages):
     lines = TRIPLES.read_text().splitlines()
-    bare = json.loads(lines[0])  # Lolita instance_of film, now without its sentence
+    bare = json.loads(lines[1])  # Lolita created_by Stanley Kubrick, now without its sentence
     del bare["evidence"]
     path = tmp_path / "triples.jsonl"
-    path.write_text("\n".join([json.dumps(bare), *lines[1:]]) + "\n")
+    path.write_text("\n".join([lines[0], json.dumps(bare), *lines[2:]]) + "\n")
     kg = read_triples(path, passages)
     with pytest.raises(Reject, match="no_witness_sentence"):
-        make_item(kg, replace(ground(kg, "1p", {"?x": "Lolita"}, ["instance_of"]), evidence=("f-lolita",)), 1)
-    assert make_item(kg, replace(ground(kg, "1p", {"?x": "Lolita"}, ["created_by"]), evidence=("f-lolita",)), 1).facts
+        make_item(kg, replace(ground(kg, "1p", {"?x": "Lolita"}, ["created_by"]), evidence=("f-lolita",)), 1)
+    assert make_item(kg, replace(ground(kg, "1p", {"?x": "Lolita"}, ["published_in_decade"]),
+                                 evidence=("f-lolita",)), 1).facts
 
 
 def test_a_graph_without_sentences_gives_items_without_facts(tmp_path, passages):
