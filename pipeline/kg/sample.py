@@ -16,6 +16,10 @@ The walk searches rather than draws once: a step whose subtree dead-ends, or who
 already breaks one of those rules on the part grounded so far (a condition that changes nothing,
 no member left for a later cut), tries another edge. That only steers which groundings are
 tried (sparse shapes such as 3i and ip are found); the full check above is unchanged.
+
+The walk grounds 1p and 2i. The other types are enumerated with the same checks: 3i, ip and 3in
+by `Enumerator` (anchor combinations of a member), the rest by `ChainEnumerator` (from the
+anchors outwards).
 """
 
 from __future__ import annotations
