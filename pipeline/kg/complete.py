@@ -123,9 +123,16 @@ class CorpusCheck:
         self._range: dict[str, dict[tuple[str, ...], set[str]]] = {}  # relation -> name -> nodes it reaches
         self._other: dict[tuple[str, str], frozenset[str]] = {}
         self._any: dict[tuple[str, str], bool] = {}
+        self._named: dict[str, set[int]] = {}
+        self._meets: dict[tuple[str, str, str], bool] = {}
 
     def _naming(self, node: str) -> set[int]:
         """The sentences that name the node (all tokens of one of its names, in a row)."""
+        if node not in self._named:
+            self._named[node] = self._find_naming(node)
+        return self._named[node]
+
+    def _find_naming(self, node: str) -> set[int]:
         found: set[int] = set()
         for name in self.names[node]:
             if not name:
@@ -199,41 +206,52 @@ class CorpusCheck:
     def meets_negation(self, answer: str, relation: str, anchor: str) -> bool:
         """Might the answer's own passage (else a passage stating something of it) say that it meets the
         negated condition (answer -relation-> anchor)?"""
-        naming = self._naming(anchor)
-        own = self.passages_of.get(answer) or self.stated_in.get(answer, ())
-        return any(i in naming and self._cued(i, relation) for pid in own for i in self.by_passage[pid])
+        key = (answer, relation, anchor)
+        if key not in self._meets:
+            naming = self._naming(anchor)
+            own = self.passages_of.get(answer) or self.stated_in.get(answer, ())
+            self._meets[key] = any(i in naming and self._cued(i, relation) for pid in own for i in self.by_passage[pid])
+        return self._meets[key]
 
     def reject_reason(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str],
                       sets: dict[str, set[str]]) -> str | None:
         """Why the grounding's answers may be wrong with respect to the corpus, or None."""
+        for node in plan.steps:
+            if reason := self.node_reason(plan, node, anchors, relations, sets):
+                return reason
+        return None
+
+    def node_reason(self, plan: Plan, node: str, anchors: dict[str, str], relations: dict[int, str],
+                    sets: dict[str, set[str]]) -> str | None:
+        """`reject_reason` at one node, whose subtree alone need be grounded (the enumerators check early)."""
         kg = self.kg
-        for node, steps in plan.steps.items():
-            plain = [st for st in steps if not st.negated and not st.union]
-            conditions = []  # (sources, relation): the plain steps, from an anchor or a variable's members
-            for st in plain:
-                sources = {anchors[st.child]} if plan.is_anchor(st.child) else sets[st.child]
-                conditions.append((frozenset(sources), traversal(kg, st, relations[st.edge])))
-            if len(conditions) >= 2:  # an entity the graph lacks is a missed member only if it may meet every one
-                members = set.intersection(*(project(kg, set(ss), r) for ss, r in conditions))
-                if set.intersection(*(self._reach(ss, r) for ss, r in conditions)) - members:
-                    return "corpus_other_member"
-            elif conditions and self._beyond(*conditions[0]):
+        steps = plan.steps[node]
+        plain = [st for st in steps if not st.negated and not st.union]
+        conditions = []  # (sources, relation): the plain steps, from an anchor or a variable's members
+        for st in plain:
+            sources = {anchors[st.child]} if plan.is_anchor(st.child) else sets[st.child]
+            conditions.append((frozenset(sources), traversal(kg, st, relations[st.edge])))
+        if len(conditions) >= 2:  # an entity the graph lacks is a missed member only if it may meet every one
+            members = set.intersection(*(project(kg, set(ss), r) for ss, r in conditions))
+            if set.intersection(*(self._reach(ss, r) for ss, r in conditions)) - members:
                 return "corpus_other_member"
-            for st in steps:
-                if st.union and self._beyond(frozenset({anchors[st.child]} if plan.is_anchor(st.child)
-                                                       else sets[st.child]), traversal(kg, st, relations[st.edge])):
-                    return "corpus_other_member"
-                if st.negated and plan.is_anchor(st.child):
-                    anchor, forward = anchors[st.child], traversal(kg, st, relations[st.edge])
-                    if any(self.meets_negation(m, kg.inverses[forward], anchor) for m in sorted(sets[node])):
-                        return "corpus_meets_negation"
+        elif conditions and self.beyond(*conditions[0]):
+            return "corpus_other_member"
+        for st in steps:
+            if st.union and self.beyond(frozenset({anchors[st.child]} if plan.is_anchor(st.child)
+                                                   else sets[st.child]), traversal(kg, st, relations[st.edge])):
+                return "corpus_other_member"
+            if st.negated and plan.is_anchor(st.child):
+                anchor, forward = anchors[st.child], traversal(kg, st, relations[st.edge])
+                if any(self.meets_negation(m, kg.inverses[forward], anchor) for m in sorted(sets[node])):
+                    return "corpus_meets_negation"
         return None
 
     def _reach(self, sources: frozenset[str], relation: str) -> set[str]:
         """What the graph or the corpus text may reach from any of `sources` along `relation`."""
         return project(self.kg, set(sources), relation).union(*(self.others(s, relation) for s in sources))
 
-    def _beyond(self, sources: frozenset[str], relation: str) -> bool:
+    def beyond(self, sources: frozenset[str], relation: str) -> bool:
         """Might the corpus reach, from one of `sources`, an entity the graph reaches from none of them?
         (A set projected from a variable misses what the text says of any of its members: "cities in
         a state of India" lacks Pune when Maharashtra's text names it and the graph does not.)"""

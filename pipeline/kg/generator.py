@@ -24,7 +24,7 @@ from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.extract import extract
 from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
 from pipeline.kg.query import branch_passages, partial_passages, plan_for, traversal, witness_triples
-from pipeline.kg.sample import Enumerator, Grounding, Reject, Sampler
+from pipeline.kg.sample import ChainEnumerator, Enumerating, Enumerator, Grounding, Reject, Sampler
 from pipeline.kg.verbalize import Verbalizer, templates
 from pipeline.progress import Progress
 from pipeline.querytypes import check_triples, get_type, matches, query_graph
@@ -58,6 +58,7 @@ _REASONS = {
     "no_noun": "no class, topic or relation noun holds for every member of a set",
     "corpus_other_member": "the corpus text may name another entity that meets a condition",
     "corpus_meets_negation": "an answer's own text may say that it meets the negated condition",
+    "corpus_pruned": "a part of a grounding that the corpus check turned down before the rest was enumerated",
     "circular": "an anchor is an answer, a bridge or what a negation removes (the query answers itself)",
     "class_as_answer": "a set of classes reached by instance_of ('the types that X belongs to')",
     "transitive_repeat": "a containment relation repeated on one path or intersected with itself",
@@ -182,8 +183,12 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
     """
     plan, rng = plan_for(name), random.Random(f"{config.seed}:{name}")
     weights = relation_weights(kg, config.relation_weights)
-    if Enumerator.supports(plan):  # sparse intersections: enumerate anchor combinations (see Enumerator)
-        sampler: Sampler = Enumerator(kg, plan, rng, config.max_answers, weights, checker and checker.possible)
+    if Enumerator.supports(plan) or ChainEnumerator.supports(plan):  # sparse shapes: enumerate (see both)
+        sampler: Sampler
+        if Enumerator.supports(plan):
+            sampler = Enumerator(kg, plan, rng, config.max_answers, weights, checker and checker.possible)
+        else:
+            sampler = ChainEnumerator(kg, plan, rng, config.max_answers, weights, checker)
         found = sampler.groundings()
         draw = lambda: next(found, None)  # noqa: E731
     else:
@@ -196,7 +201,7 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
     while len(items) < config.per_type and attempts < budget and failed < STALL:
         attempts += 1
         grounding = draw()
-        if grounding is None and isinstance(sampler, Enumerator):
+        if grounding is None and isinstance(sampler, Enumerating):
             exhausted = True  # every combination tried
             break
         item = None
@@ -217,7 +222,7 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
     }
     if len(items) < config.per_type:
         top = ", ".join(f"{r} {c}" for r, c in sorted(sampler.rejections.items(), key=lambda rc: (-rc[1], rc[0]))[:3])
-        why = ("every anchor combination tried" if exhausted else f"{STALL} failures in a row" if failed >= STALL
+        why = ("every grounding enumerated" if exhausted else f"{STALL} failures in a row" if failed >= STALL
                else f"budget {ATTEMPTS_PER_ITEM} per item")
         summary["shortfall"] = (f"{len(items)} of {config.per_type} items after {attempts} sampled groundings "
                                 f"({why}); most frequent rejections: {top or 'none'}")

@@ -16,6 +16,10 @@ The walk searches rather than draws once: a step whose subtree dead-ends, or who
 already breaks one of those rules on the part grounded so far (a condition that changes nothing,
 no member left for a later cut), tries another edge. That only steers which groundings are
 tried (sparse shapes such as 3i and ip are found); the full check above is unchanged.
+
+The walk grounds 1p and 2i. The other types are enumerated with the same checks: 3i, ip and 3in
+by `Enumerator` (anchor combinations of a member), the rest by `ChainEnumerator` (from the
+anchors outwards).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from functools import cache
 from itertools import accumulate
 
 from pipeline.kg.graph import KnowledgeGraph
-from pipeline.kg.query import Plan, Step, TooManyPassages, evaluate, provenance, traversal
+from pipeline.kg.query import Plan, Step, TooManyPassages, evaluate, project, provenance, traversal
 
 _SYNTAX = re.compile(r"[,()<>{}|¬∧∨∩∪⇒]")
 CANDIDATES = 24  # (relation, child) pairs one step tries before its walk gives up
@@ -333,7 +337,54 @@ class Sampler:
                          tuple(sorted(violating)))
 
 
-class Enumerator(Sampler):
+class Enumerating(Sampler):
+    """What the enumerators share: a weighted random order, a member's conditions, the triple's
+    relation of a step, and the full check of a grounding."""
+
+    def __init__(self, kg: KnowledgeGraph, plan: Plan, rng: random.Random, max_answers: int,
+                 weights: dict[str, float] | None = None):
+        super().__init__(kg, plan, rng, max_answers, weights)
+        self._conditions: dict[str, list[tuple[str, str, frozenset[str]]]] = {}
+
+    def _key(self, relation: str) -> float:
+        """A weighted random order (Efraimidis-Spirakis, ascending): relations of weight w come first w
+        times as often; weight 0 last."""
+        weight = self.weights.get(relation, 1.0)
+        return -(self.rng.random() ** (1.0 / weight)) if weight > 0 else 1.0
+
+    def conditions(self, member: str) -> list[tuple[str, str, frozenset[str]]]:
+        """(out-relation r, anchor, the anchor's set along inv(r)) for every nameable anchor of `member`."""
+        if member not in self._conditions:
+            found = []
+            for r, anchors in self.kg.out.get(member, {}).items():
+                if self.weights.get(r, 1.0) <= 0:
+                    continue
+                back = self.kg.inverses[r]
+                for a in anchors:
+                    if a not in self.unnamable:
+                        found.append((r, a, frozenset(self.kg.neighbours(a, back))))
+            self._conditions[member] = found
+        return self._conditions[member]
+
+    def _relation(self, step: Step, r: str) -> str:
+        """The triple's relation for a step whose parent reaches its child by out-edge r."""
+        return self.kg.inverses[r] if step.upward else r
+
+    def _checked(self, anchors: dict[str, str], relations: dict[int, str]) -> Grounding | None:
+        """The grounding when it passes `_evaluate` and is new, else None (the reason counted)."""
+        try:
+            grounding = self._evaluate(anchors, relations)
+            key = grounding.key(self.kg.label)
+            if key in self.seen:
+                raise Reject("duplicate_grounding")
+            self.seen.add(key)
+            return grounding
+        except Reject as reason:
+            self.rejections[str(reason)] += 1
+            return None
+
+
+class Enumerator(Enumerating):
     """Groundings of the intersection types (3i, 3in, ip) by enumerating anchor combinations.
 
     A random walk rarely finds three conditions that each matter (3i), or two and then a
@@ -357,7 +408,6 @@ class Enumerator(Sampler):
         steps = plan.steps[self.core]
         self.positive = [st for st in steps if not st.negated and not st.union]
         self.negated = [st for st in steps if st.negated]
-        self._conditions: dict[str, list[tuple[str, str, frozenset[str]]]] = {}
 
     @staticmethod
     def _core(plan: Plan) -> tuple[str, Step | None]:
@@ -379,25 +429,6 @@ class Enumerator(Sampler):
         except ValueError:
             return False
         return plan.type in ("3i", "3in", "ip")
-
-    def _key(self, relation: str) -> float:
-        """A weighted random order (Efraimidis-Spirakis): relations of weight w come first w times as often."""
-        weight = self.weights.get(relation, 1.0)
-        return self.rng.random() ** (1.0 / weight) if weight > 0 else 2.0
-
-    def conditions(self, member: str) -> list[tuple[str, str, frozenset[str]]]:
-        """(out-relation r, anchor, the anchor's set along inv(r)) for every nameable anchor of `member`."""
-        if member not in self._conditions:
-            found = []
-            for r, anchors in self.kg.out.get(member, {}).items():
-                if self.weights.get(r, 1.0) <= 0:
-                    continue
-                back = self.kg.inverses[r]
-                for a in anchors:
-                    if a not in self.unnamable:
-                        found.append((r, a, frozenset(self.kg.neighbours(a, back))))
-            self._conditions[member] = found
-        return self._conditions[member]
 
     def groundings(self):
         """Every grounding found, in a random order; the caller stops when it has enough."""
@@ -449,10 +480,6 @@ class Enumerator(Sampler):
             return None
         return core
 
-    def _relation(self, step: Step, r: str) -> str:
-        """The triple's relation for a step whose parent reaches its child by out-edge r."""
-        return self.kg.inverses[r] if step.upward else r
-
     def _stated(self, member: str, anchors: dict[str, str], relations: dict[int, str]) -> set[str]:
         """The passages stating the core member's positive facts."""
         return {p for st in self.positive
@@ -493,13 +520,181 @@ class Enumerator(Sampler):
                 full_relations[step.edge] = self._relation(step, out)
                 if anchor is not None:
                     full_anchors[step.child] = anchor
-            try:
-                grounding = self._evaluate(full_anchors, full_relations)
-                key = grounding.key(self.kg.label)
-                if key in self.seen:
-                    raise Reject("duplicate_grounding")
-                self.seen.add(key)
-            except Reject as reason:
-                self.rejections[str(reason)] += 1
+            if grounding := self._checked(full_anchors, full_relations):
+                yield grounding
+
+
+Partial = tuple[dict[str, str], dict[int, str], dict[str, frozenset[str]]]  # anchors, relations, sets so far
+
+
+class ChainEnumerator(Enumerating):
+    """Groundings of the chain types (3p, up, inp, pin, pni), built from the anchors outwards.
+
+    On these shapes a walk back from a random answer mostly dead-ends or finds a grounding it
+    already made. Here each node is grounded from its children. Its base is its step to a
+    variable child (else its first step): an anchor's set along one of its relations, or the
+    child's set projected along one of its members' relations. Its other steps, which end at
+    anchors, are drawn from the conditions of the base set's members (a negation then removes
+    some members and keeps some; an intersection keeps some) or, for a union, of entities with
+    the first branch's relation (it adds some). Options are tried in a random order weighted like
+    the walk, at most BRANCHES per partial grounding, so the search spreads over many anchors; a
+    partial grounding is dropped as soon as a node's set is empty or wider than WIDE, a relation
+    could never pass (class_as_answer, relation_then_inverse), or the corpus check turns the node
+    down (`node_reason`, the check `make_item` applies to the whole grounding). Every grounding
+    still gets the full check of `_evaluate`, and its item every check of `make_item`.
+    """
+
+    TYPES = ("2p", "3p", "pi", "2u", "up", "2in", "inp", "pin", "pni")
+    BRANCHES = 12  # relations tried per set, and anchored conditions kept per partial grounding
+    WIDE = 100  # widest set a variable keeps: wider ones rarely end in few answers stated in 3 passages
+    TRIES = 60  # anchored conditions tried per partial grounding
+    KIN = 16  # entities with the first branch's relation whose conditions a union draws from
+    PER_START = 3  # groundings yielded per starting anchor, for variety
+
+    def __init__(self, kg: KnowledgeGraph, plan: Plan, rng: random.Random, max_answers: int,
+                 weights: dict[str, float] | None = None, checker=None):
+        super().__init__(kg, plan, rng, max_answers, weights)
+        self.checker = checker
+        self.started: Counter[str] = Counter()
+        self.ordered: dict[str, list[tuple[str, str, frozenset[str]]]] = {}  # member -> its followable conditions
+
+    @classmethod
+    def supports(cls, plan: Plan) -> bool:
+        return plan.type in cls.TYPES
+
+    def groundings(self) -> Iterator[Grounding]:
+        """Every grounding found, in a random order; the caller stops when it has enough."""
+        target = self.plan.target
+        for anchors, relations, sets in self._ground(target):
+            start = next(iter(anchors.values()))  # the anchor the first base grew from
+            labels = [self.kg.label(a) for a in anchors.values()]
+            if len(sets[target]) > self.max_answers or self.started[start] >= self.PER_START:
                 continue
-            yield grounding
+            if len(set(labels)) != len(labels):
+                self.rejections["anchor_clash"] += 1
+                continue
+            if grounding := self._checked(anchors, relations):
+                self.started[start] += 1
+                yield grounding
+
+    def _followable(self, relation: str) -> bool:
+        """A relation that may lead into a variable (one into a set of classes never passes)."""
+        return self.weights.get(relation, 1.0) > 0 and relation != "instance_of"
+
+    def _ground(self, node: str) -> Iterator[Partial]:
+        """Partial groundings of the subtree below `node`."""
+        steps = self.plan.steps[node]
+        base = next((st for st in steps if not self.plan.is_anchor(st.child)), steps[0])
+        rest = [st for st in steps if st is not base]
+        for anchors, relations, sets, reached in self._base(base):
+            if self._incomplete(base, anchors, relations, sets):
+                continue
+            positive, negative = (None, reached) if base.negated else (reached, frozenset())
+            yield from self._rest(node, (anchors, relations, sets), positive, negative, rest)
+
+    def _incomplete(self, base: Step, anchors: dict[str, str], relations: dict[int, str],
+                    sets: dict[str, frozenset[str]]) -> bool:
+        """Does the corpus check turn the node down for its base alone? Asked only where that part of
+        `node_reason` does not depend on the node's other steps: a union branch, or its sole plain step."""
+        steps = self.plan.steps[self._parent(base)]
+        if not self.checker or base.negated or (not base.union and sum(
+                not st.negated and not st.union for st in steps) > 1):
+            return False
+        sources = {anchors[base.child]} if self.plan.is_anchor(base.child) else sets[base.child]
+        if self.checker.beyond(frozenset(sources), traversal(self.kg, base, relations[base.edge])):
+            self.rejections["corpus_pruned"] += 1
+            return True
+        return False
+
+    def _base(self, step: Step) -> Iterator[tuple[dict[str, str], dict[int, str], dict[str, frozenset[str]],
+                                                  frozenset[str]]]:
+        """The base step's groundings with the set it reaches in the parent."""
+        kg = self.kg
+        if self.plan.is_anchor(step.child):
+            for anchor in self._starts():
+                moves = [t for t in kg.out[anchor] if self._followable(t)]
+                for t in sorted(moves, key=self._key)[:self.BRANCHES]:
+                    yield ({step.child: anchor}, {step.edge: self._relation(step, kg.inverses[t])}, {},
+                           frozenset(kg.neighbours(anchor, t)))
+            return
+        for anchors, relations, sets in self._ground(step.child):
+            below = sets[step.child]
+            # never straight back along a relation that led into the child (relation_then_inverse)
+            back = {kg.inverses[traversal(kg, st, relations[st.edge])] for st in self.plan.steps[step.child]}
+            moves = {t for m in below for t in kg.out.get(m, {}) if self._followable(t) and t not in back}
+            for t in sorted(sorted(moves), key=self._key)[:self.BRANCHES]:
+                yield (anchors, {**relations, step.edge: self._relation(step, kg.inverses[t])}, sets,
+                       frozenset(project(kg, below, t)))
+
+    def _starts(self) -> list[str]:
+        """Nameable entities in a random order weighted by their best relation (as the walk's answers)."""
+        def weight(entity: str) -> float:
+            return max((self.weights.get(r, 1.0) for r in self.kg.out[entity]), default=0.0)
+
+        keyed = [(-(self.rng.random() ** (1.0 / w)), e) for e in self.entities
+                 if e not in self.unnamable and (w := weight(e)) > 0]
+        return [e for _, e in sorted(keyed)]
+
+    def _rest(self, node: str, partial: Partial, positive: frozenset[str] | None, negative: frozenset[str],
+              steps: list[Step]) -> Iterator[Partial]:
+        """Ground the node's anchored `steps` one by one; then its set is checked and recorded."""
+        anchors, relations, sets = partial
+        if not steps:
+            value = (positive or frozenset()) - negative
+            if not value or len(value) > self.WIDE:
+                return
+            if not value.isdisjoint(anchors.values()):  # the query would answer itself
+                self.rejections["circular"] += 1
+                return
+            sets = {**sets, node: value}
+            if self.checker and self.checker.node_reason(self.plan, node, anchors, relations, sets):
+                self.rejections["corpus_pruned"] += 1
+                return
+            yield anchors, relations, sets
+            return
+        step, later = steps[0], steps[1:]
+        old = None if positive is None else positive - negative
+        found = 0
+        candidates = self._candidates(step, positive if positive is not None else negative, relations)
+        for r, anchor, reached in itertools.islice(candidates, self.TRIES):
+            if found >= self.BRANCHES:
+                return
+            if anchor in anchors.values():
+                continue
+            if step.negated:
+                pos, neg = positive, negative | reached
+            else:
+                pos = reached if positive is None else positive | reached if step.union else positive & reached
+                neg = negative
+            value = pos - neg
+            if not value or value == old or (neg and not pos & neg):  # each step matters; a negation removes
+                continue
+            for partial in self._rest(node, ({**anchors, step.child: anchor},
+                                              {**relations, step.edge: self._relation(step, r)}, sets),
+                                      pos, neg, later):
+                found += 1
+                yield partial
+
+    def _candidates(self, step: Step, members: frozenset[str], relations: dict[int, str]
+                    ) -> Iterator[tuple[str, str, frozenset[str]]]:
+        """Conditions (out-relation r, anchor, its set) of the members in a random order, or for a union
+        of KIN entities with the first branch's relation; each one's in the weighted order."""
+        kg = self.kg
+        if step.union:
+            first = next(st for st in self.plan.steps[self._parent(step)] if st.union)
+            kin = kg.subjects.get(kg.inverses[traversal(kg, first, relations[first.edge])], ())
+            sources = sorted({self.rng.choice(kin) for _ in range(self.KIN)}) if kin else []
+        else:
+            sources = self.rng.sample(sorted(members), len(members))  # at most WIDE
+        seen = set()
+        for member in sources:  # lazily: most partial groundings need only a few candidates
+            if member not in self.ordered:  # drawn once per member: sorting is the costly part
+                self.ordered[member] = [c for c in sorted(self.conditions(member), key=lambda c: self._key(c[0]))
+                                        if self._followable(kg.inverses[c[0]])]
+            for r, a, reached in self.ordered[member]:
+                if (r, a) not in seen:
+                    seen.add((r, a))
+                    yield r, a, reached
+
+    def _parent(self, step: Step) -> str:
+        return next(node for node, steps in self.plan.steps.items() if step in steps)

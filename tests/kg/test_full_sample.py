@@ -18,10 +18,15 @@ README_EXAMPLE = re.compile(r"^(\w{2,3}) +(\S.*?[.?])(?: {2,}|\n +)(\".*\")$", r
 @pytest.mark.slow
 def test_the_sample_yields_every_type(sample_result):
     """`comlq run`'s default (50 per type on the shipped sample) fills every type, the sparse
-    shapes too (3i: three conditions each needed; ip: two, projected; 3in: two and a cut)."""
-    generated = {t: s["generated"] for t, s in sample_result.stats["types"].items()}
-    assert set(generated) == set(TYPE_NAMES)
-    assert all(n == 50 for n in generated.values()), generated
+    shapes too (3i: three conditions each needed; ip: two, projected; 3in: two and a cut), but
+    the four chains whose every valid grounding the enumeration finds: under the corpus check the
+    sample holds 3p 8, inp 11, pni 5 and pin's come from 6 starting classes (docs/generators.md)."""
+    types = sample_result.stats["types"]
+    assert set(types) == set(TYPE_NAMES)
+    short = {t for t, s in types.items() if s["generated"] < 50}
+    assert short <= {"3p", "inp", "pin", "pni"}, {t: types[t]["generated"] for t in short}
+    for name in short:
+        assert 0 < types[name]["generated"] and "(every grounding enumerated)" in types[name]["shortfall"]
 
 
 @pytest.mark.slow

@@ -145,24 +145,31 @@ def test_same_seed_same_bytes(passages, tmp_path, config):
 
 def test_a_type_that_cannot_be_grounded_is_explained(passages, tmp_path, config):
     tiny = tmp_path / "tiny.triples.jsonl"
-    tiny.write_text(TRIPLES.read_text().splitlines()[1] + "\n")  # Lolita created_by Stanley Kubrick: one edge
-    # (without the corpus check: "What did Kubrick create?" would find Spartacus, which the graph lacks)
-    result = generate_kg(passages, config(per_type=2, triples=str(tiny), corpus_check=False), ("1p", "3p"))
-    assert [i.type for i in result.items] == ["1p", "1p"]  # Lolita's creator, Kubrick's works (Lolita)
-    short = result.stats["types"]["3p"]
-    assert result.stats["short_types"] == ["3p"] and short["generated"] == 0
-    assert short["shortfall"].startswith(f"0 of 2 items after {short['attempts']} sampled groundings")
-    assert short["attempts"] == 800
-    reasons = {r["reason"]: r for r in result.rejected if r["type"] == "3p"}
+    tiny.write_text(TRIPLES.read_text().splitlines()[0] + "\n")  # Lolita instance_of film: one edge
+    # (without the corpus check: "Which films ...?" would find Spartacus, a film the graph lacks)
+    result = generate_kg(passages, config(per_type=2, triples=str(tiny), corpus_check=False), ("1p", "2i", "3p"))
+    # one edge makes two 1p groundings, both senseless: Lolita's class (a class as the answer), and
+    # "the films that are films" (nothing asked)
+    assert result.items == [] and result.stats["types"]["1p"]["rejections"]["class_as_answer"] == 1
+    assert result.stats["short_types"] == ["1p", "2i", "3p"]
+    short = result.stats["types"]["2i"]  # walked: the budget of 400 attempts per item runs out
+    assert short["generated"] == 0 and short["attempts"] == 800
+    assert short["shortfall"].startswith("0 of 2 items after 800 sampled groundings (budget 400 per item)")
+    reasons = {r["reason"]: r for r in result.rejected if r["type"] == "2i"}
     assert "shortfall" in reasons and sum(r["attempts"] for k, r in reasons.items() if k != "shortfall") == 800
+    enumerated = result.stats["types"]["3p"]  # enumerated: a chain of three hops has nothing to start from
+    assert enumerated["generated"] == 0 and "(every grounding enumerated)" in enumerated["shortfall"]
     for record in result.rejected:
         validate(record, "rejected")
 
 
-def test_per_type_too_large_is_explained(passages, config):
-    result = generate_kg(passages, config(per_type=500), ("2in",))
-    summary = result.stats["types"]["2in"]
-    assert 0 < summary["generated"] < 500 and "duplicate_grounding" in summary["rejections"]
+@pytest.mark.parametrize(("type_name", "where", "why"), [("2i", "rejections", "duplicate_grounding"),
+                                                         ("2in", "shortfall", "every grounding enumerated")])
+def test_per_type_too_large_is_explained(passages, config, type_name, where, why):
+    """A walked type runs into the groundings it already made; an enumerated one runs out of them."""
+    result = generate_kg(passages, config(per_type=500), (type_name,))
+    summary = result.stats["types"][type_name]
+    assert 0 < summary["generated"] < 500 and why in summary[where]
     assert summary["shortfall"].startswith(f"{summary['generated']} of 500 items")
 
 

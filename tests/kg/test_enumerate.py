@@ -1,0 +1,46 @@
+"""The chain enumerator (pipeline/kg/sample.py ChainEnumerator) on the hand-made film graph."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pipeline.kg.complete import CorpusCheck
+from pipeline.kg.generator import make_item, relation_weights
+from pipeline.kg.query import plan_for
+from pipeline.kg.sample import ChainEnumerator, Reject
+
+UNLIMITED = 10**6
+TYPES = ("2p", "3p", "pi", "2in", "inp", "pin", "pni")  # the unions draw kin at random: not exhaustive
+
+
+def items(films, passages, type_name: str, checker: CorpusCheck, prune: bool) -> tuple[set, int]:
+    """The grounding keys of every item the enumeration yields with no cap, and the partial groundings
+    the corpus check pruned on the way (`prune`: the enumerator checks each node early)."""
+    enumerator = ChainEnumerator(films, plan_for(type_name), random.Random(3), 20, relation_weights(films, {}),
+                                 checker if prune else None)
+    enumerator.BRANCHES = enumerator.PER_START = enumerator.WIDE = UNLIMITED
+    kept = set()
+    for grounding in enumerator.groundings():
+        try:
+            make_item(films, grounding, 1, None, checker)
+        except Reject:
+            continue
+        kept.add(grounding.key(films.label))
+    return kept, enumerator.rejections["corpus_pruned"]
+
+
+@pytest.mark.parametrize("type_name", TYPES)
+def test_pruning_by_the_corpus_check_keeps_exactly_the_items_of_the_full_check(films, passages, type_name):
+    checker = CorpusCheck(films, passages)
+    pruned, count = items(films, passages, type_name, checker, prune=True)
+    full, _ = items(films, passages, type_name, checker, prune=False)
+    assert pruned == full
+
+
+def test_the_corpus_check_prunes_on_the_film_graph(films, passages):
+    """So that the test above compares something."""
+    checker = CorpusCheck(films, passages)
+    assert sum(items(films, passages, t, checker, prune=True)[1] for t in TYPES) > 0
+    assert sum(len(items(films, passages, t, checker, prune=True)[0]) for t in TYPES) > 0
