@@ -143,7 +143,8 @@ class CorpusCheck:
 
     def _cued(self, index: int, relation: str) -> bool:
         cues = self.cues.get(relation)
-        return not cues or not cues.isdisjoint(self.sentences[index][1])
+        # a word cued as it begins counts ("bordered" for "border"): reading more sentences is the safe side
+        return not cues or any(w.startswith(c) for w in self.sentences[index][1] for c in cues)
 
     def _range_names(self, relation: str) -> dict[tuple[str, ...], set[str]]:
         """Every name of every node some fact of `relation` points to."""
@@ -175,8 +176,11 @@ class CorpusCheck:
         # candidates: the passage's own entity when members are passage entities, names of the relation's
         # range when some are not (both when the graph mixes them: "B. R. Ambedkar" read as another node)
         # (and both when there are no members: "Brian Eno" with no nationality in the graph)
+        # and the names in the anchor's own passage, which lists members by name ("Zhejiang is bordered by
+        # Jiangsu, Shanghai, Anhui ...")
         passage_entities = bool(members & self.with_passage) or not members
-        by_name = {} if members and members <= self.with_passage else self._range_names(relation)
+        names_only = not (members and members <= self.with_passage)
+        by_name = self._range_names(relation)
         longest = max(map(len, by_name), default=0)
         found: set[str] = set()
         for index in sorted(self._naming(anchor)):
@@ -185,7 +189,7 @@ class CorpusCheck:
                 continue
             if passage_entities and self._same_kind(self.entity_of[pid], members):
                 found.add(self.entity_of[pid])  # the passage's own entity (one the graph knows nothing of, too)
-            if by_name:
+            if names_only or self.entity_of[pid] == anchor:
                 found |= {node for n in range(1, longest + 1) for k in range(len(words) - n + 1)
                           for node in by_name.get(words[k:k + n], ())}
             if first and found - members - {anchor}:

@@ -31,7 +31,7 @@ from typing import NamedTuple
 from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 
-VERSION = "reading-6"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-7"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -330,8 +330,9 @@ class _Reader:
         return []
 
     def _agents(self, verb) -> list[Mention]:
-        """The by-agents of a passive, shared along a conjunction ("written, produced and directed by")."""
-        for v in (verb, *verb.conjuncts):
+        """The by-agents of a passive, shared back along a conjunction ("written, produced and directed by"),
+        never forward ("written by X and published in 1939": X did not publish it)."""
+        for v in (verb, *(c for c in verb.conjuncts if c.i > verb.i)):
             found = [m for c in v.children if c.dep_ == "agent" for p in c.children if p.dep_ == "pobj"
                      for m in self.arguments(p)]
             if found:

@@ -169,3 +169,17 @@ def test_an_entity_of_another_kind_is_no_missed_member():
              ("Bohdan Khmelnytsky", "occupation", "commander", "Bohdan Khmelnytsky", texts["Bohdan Khmelnytsky"])]
     checker = check(texts, facts)
     assert checker.others("Ukraine", "borders") == {"Belarus"}  # a passage the graph knows nothing of: kept
+
+
+def test_the_anchor_s_own_passage_lists_members_by_name():
+    # the graph read two neighbours of Zhejiang from their own passages; Zhejiang's names a third
+    texts = {
+        "Zhejiang": "Zhejiang is bordered by Jiangsu, Shanghai and Fujian.",
+        "Jiangsu": "Jiangsu borders Zhejiang.",
+        "Fujian": "Fujian borders Zhejiang.",
+        "Shanghai": "Shanghai borders Jiangsu.",
+    }
+    facts = [("Jiangsu", "borders", "Zhejiang", "Jiangsu", texts["Jiangsu"]),
+             ("Fujian", "borders", "Zhejiang", "Fujian", texts["Fujian"]),
+             ("Shanghai", "borders", "Jiangsu", "Shanghai", texts["Shanghai"])]
+    assert check(texts, facts).others("Zhejiang", "borders") == {"Shanghai"}

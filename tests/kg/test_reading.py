@@ -156,3 +156,12 @@ def test_alternatives_state_no_class():
     assert ("Hero", "is a", "person") not in found
     found = {t[:3] for t in read("Marie Curie", "Marie Curie was a physicist and chemist.")}
     assert {("Marie Curie", "is a", "physicist"), ("Marie Curie", "is a", "chemist")} <= found  # "and": both
+
+
+def test_a_by_agent_is_shared_backwards_along_a_conjunction_only():
+    found = {t[:3] for t in read("The Grapes of Wrath", "The Grapes of Wrath is a novel written by John Steinbeck "
+                                 "and published in 1939.")}
+    assert ("John Steinbeck", "write", "The Grapes of Wrath") in found
+    assert not {t for t in found if t[1] == "publish"}
+    found = {t[:3] for t in read("Psycho", "Psycho is a film produced and directed by Alfred Hitchcock.")}
+    assert {("Alfred Hitchcock", "produce", "Psycho"), ("Alfred Hitchcock", "direct", "Psycho")} <= found
