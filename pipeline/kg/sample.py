@@ -110,8 +110,12 @@ class Sampler:
         self.rejections: Counter[str] = Counter()
 
     def attempt(self) -> Grounding | None:
+        return self._new(self._ground)
+
+    def _new(self, ground) -> Grounding | None:
+        """`ground()`'s grounding when it passes and is new, else None (the reason counted)."""
         try:
-            grounding = self._ground()
+            grounding = ground()
             key = grounding.key(self.kg.label)
             if key in self.seen:
                 raise Reject("duplicate_grounding")
@@ -372,16 +376,7 @@ class Enumerating(Sampler):
 
     def _checked(self, anchors: dict[str, str], relations: dict[int, str]) -> Grounding | None:
         """The grounding when it passes `_evaluate` and is new, else None (the reason counted)."""
-        try:
-            grounding = self._evaluate(anchors, relations)
-            key = grounding.key(self.kg.label)
-            if key in self.seen:
-                raise Reject("duplicate_grounding")
-            self.seen.add(key)
-            return grounding
-        except Reject as reason:
-            self.rejections[str(reason)] += 1
-            return None
+        return self._new(lambda: self._evaluate(anchors, relations))
 
 
 class Enumerator(Enumerating):
