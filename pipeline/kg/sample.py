@@ -486,7 +486,7 @@ class Enumerator(Enumerating):
             step = self.negated[0]
             seen = set()
             stated = {m: self._stated(m, anchors, relations) for m in core}
-            for member in sorted(core, key=lambda m: self.rng.random()):
+            for member in sorted(sorted(core), key=lambda m: self.rng.random()):  # sorted first: not hash order
                 for r, a, reached in self.conditions(member):
                     if a in anchors.values() or (r, a) in seen or not (core - reached):
                         continue
@@ -502,7 +502,7 @@ class Enumerator(Enumerating):
             own = {self.kg.inverses[rel] if st.upward else rel for st in self.positive
                    for rel in (relations[st.edge],)}
             rels = {r for m in core for r in self.kg.out.get(m, {}) if self.weights.get(r, 1.0) > 0 and r not in own}
-            extensions = [(self.up, r, None) for r in rels]
+            extensions = [(self.up, r, None) for r in sorted(rels)]
         else:
             extensions = [(None, "", None)]
         extensions.sort(key=lambda e: self._key(e[1]) if e[1] else 0.0)
