@@ -254,8 +254,8 @@ def senseless(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer) 
         if len(plain) != len(set(plain)):
             return "transitive_repeat"  # "the country that lies in Central Africa and in Africa"
         for st, rel in moves:
-            below = [traversal(kg, c, grounding.relations[c.edge]) for c in plan.steps[st.child]]
-            if rel in TRANSITIVE and rel in below:
+            inner = [traversal(kg, c, grounding.relations[c.edge]) for c in plan.steps[st.child]]
+            if rel in TRANSITIVE and rel in inner:
                 return "transitive_repeat"  # "the city in one of the places in one of the places ..."
     if any(verbalizer.noun(n)[0] == "entity" for n in plan.steps if not plan.is_anchor(n)):
         return "vague_noun"
