@@ -11,7 +11,6 @@ import re
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -124,31 +123,15 @@ def test_second_run_on_a_running_folder(probe, procs, tmp_path: Path, reaper: li
     assert "items" in stdout and not (out / ".comlq" / "run.lock").exists()
 
 
-ENCODER = textwrap.dedent("""
-    import sys, time
-    import numpy as np
-    from retrieval.encoders import CachedEncoder
-
-    class Slow:
-        name = "slow-probe-encoder"
-
-        def encode(self, texts):
-            time.sleep(0.1)
-            with open(sys.argv[2], "a") as log:  # how many texts were encoded before the kill
-                log.write(f"{len(texts)}\\n")
-            return np.ones((len(texts), 4), dtype=np.float32) / 2
-
-    CachedEncoder(Slow(), sys.argv[1], batch_size=64).encode([f"text {i}" for i in range(2000)], progress=False)
-""")
-
-
 def test_kill_during_encoding_keeps_finished_shards(probe, tmp_path: Path) -> None:
     """kill -9 during dense encoding (failure 9): what was encoded before the kill is kept, except at
     most one shard (the encoder's own shard size), so the rerun does not encode everything again."""
     from retrieval.encoders import SHARD_ROWS, CachedEncoder
+    from tests.support.slow_encoder import NAME
 
     log = tmp_path / "encoded.txt"
-    child = subprocess.Popen([sys.executable, "-c", ENCODER, str(tmp_path / "cache"), str(log)], cwd=ROOT,
+    child = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "slow_encoder.py"),
+                              str(tmp_path / "cache"), str(log), "2000", "64", "0.1"], cwd=ROOT,
                              env={**os.environ, "PYTHONPATH": str(ROOT)})
 
     def encoded() -> int:
@@ -163,7 +146,7 @@ def test_kill_during_encoding_keeps_finished_shards(probe, tmp_path: Path) -> No
     assert before < 2000, "the encoding ended before the kill"
 
     class Counting:
-        name = "slow-probe-encoder"
+        name = NAME
         texts = 0
 
         def encode(self, texts):

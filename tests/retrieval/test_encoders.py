@@ -4,7 +4,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from pipeline.errors import ComlqError
 from retrieval import encoders
 from retrieval.encoders import CachedEncoder, SentenceTransformerEncoder, resolve_precision
+from tests.support.slow_encoder import NAME
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,29 +55,12 @@ def test_fp32_and_bf16_vectors_never_mix_in_the_cache(data, tmp_path):
     assert bf16.texts == 12 and fp32.texts == 12  # each precision reads its own cache back
 
 
-CHILD = textwrap.dedent("""
-    import sys, time
-    import numpy as np
-    from retrieval.encoders import CachedEncoder
-
-    class Slow:
-        name = "slow-test-encoder"
-
-        def encode(self, texts):
-            time.sleep(0.05)
-            with open(sys.argv[2], "a") as log:  # how many texts were encoded before the kill
-                log.write(f"{len(texts)}\\n")
-            return np.ones((len(texts), 4), dtype=np.float32) / 2
-
-    texts = [f"text {i}" for i in range(400)]
-    CachedEncoder(Slow(), sys.argv[1], batch_size=4, shard_rows=16).encode(texts, progress=False)
-""")
-
-
 def test_kill_9_during_encoding_loses_at_most_one_shard(tmp_path):
     progress = tmp_path / "encoded.txt"
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path / "cache"), str(progress)], cwd=ROOT)
-    shards = tmp_path / "cache" / "slow-test-encoder"
+    child = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "slow_encoder.py"),
+                              str(tmp_path / "cache"), str(progress), "400", "4", "0.05", "16"], cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    shards = tmp_path / "cache" / NAME
     deadline = time.monotonic() + 60
     while len(list(shards.glob("shard-*.keys.json"))) < 3 and time.monotonic() < deadline and child.poll() is None:
         time.sleep(0.02)
@@ -89,7 +72,7 @@ def test_kill_9_during_encoding_loses_at_most_one_shard(tmp_path):
     assert saved >= 3 and encoded_before < 400  # killed during encoding, after some shards
 
     class Counting:
-        name = "slow-test-encoder"
+        name = NAME
         texts = 0
 
         def encode(self, texts):
