@@ -182,12 +182,13 @@ class CorpusCheck:
         names_only = not (members and members <= self.with_passage)
         by_name = self._range_names(relation)
         longest = max(map(len, by_name), default=0)
+        kinds = {r for m in members for r in self.kg.out.get(m, ())} if members else None  # the members' relations
         found: set[str] = set()
         for index in sorted(self._naming(anchor)):
             pid, words = self.sentences[index]
             if not self._cued(index, relation):
                 continue
-            if passage_entities and self._same_kind(self.entity_of[pid], members):
+            if passage_entities and self._same_kind(self.entity_of[pid], kinds):
                 found.add(self.entity_of[pid])  # the passage's own entity (one the graph knows nothing of, too)
             if names_only or self.entity_of[pid] == anchor:
                 found |= {node for n in range(1, longest + 1) for k in range(len(words) - n + 1)
@@ -196,11 +197,12 @@ class CorpusCheck:
                 break
         return frozenset(found - members - {anchor})
 
-    def _same_kind(self, entity: str, members: frozenset[str]) -> bool:
-        """Could the entity be of the members' kind? Not when the graph states relations of it and
-        the members have none of them: a person is no member of "the places bordering Ukraine"."""
+    def _same_kind(self, entity: str, kinds: set[str] | None) -> bool:
+        """Could the entity be of the members' kind (`kinds`: their relations; None: no members)? Not
+        when the graph states relations of it and the members have none of them: a person is no member
+        of "the places bordering Ukraine"."""
         own = set(self.kg.out.get(entity, ())) - WEAK
-        return not own or not members or any(own & set(self.kg.out.get(m, ())) for m in members)
+        return not own or kinds is None or bool(own & kinds)
 
     def possible(self, conditions: Iterable[tuple[str, str]]) -> set[str]:
         """The entities that may meet every one of the anchored conditions (anchor, relation), by the
