@@ -30,14 +30,19 @@ Results are cached per (anchor, relation): many items share them.
 
 from __future__ import annotations
 
+import copy
 import re
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from functools import cache
+
+import yaml
 
 from pipeline.kg.graph import KnowledgeGraph
 from pipeline.kg.query import Plan, project, traversal
 from pipeline.records import Passage
+from pipeline.resources import package_data
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 _TOKEN = re.compile(r"\w+")
@@ -53,12 +58,41 @@ _DIRECTION = {f"{d}ern": d for d in ("north", "south", "east", "west", "northeas
                                      "southwest")}
 
 
+@cache
+def classes() -> dict:
+    """`classes.yaml`: the classes that contain others, and the British spellings of words."""
+    return yaml.safe_load(package_data("pipeline", "kg/classes.yaml").read_text(encoding="utf-8"))
+
+
+@cache
+def narrower(cls: str) -> frozenset[str]:
+    """Every class noun whose members are members of `cls` by `classes.yaml` (not `cls` itself)."""
+    contained: dict[str, set[str]] = defaultdict(set)
+    for noun, wider in classes()["broader"].items():
+        for w in wider:
+            contained[spelled(w)].add(spelled(noun))
+    found: set[str] = set()
+    todo = [spelled(cls)]
+    while todo:
+        for noun in contained[todo.pop()] - found:
+            found.add(noun)
+            todo.append(noun)
+    return frozenset(found - {spelled(cls)})
+
+
+def spelled(phrase: str) -> str:
+    """A phrase in American spelling, word by word ("draughtsman" -> "draftsman")."""
+    table = classes()["spellings"]
+    return " ".join(table.get(w, w) for w in phrase.split(" "))
+
+
 def sentences(text: str) -> list[str]:
     return _SENTENCE.split(text)
 
 
 def tokens(text: str) -> list[str]:
-    """Words normalised so that variants of a name match: no accents, "-ern" directions, no plural -s."""
+    """Words normalised so that variants of a name match: no accents, "-ern" directions, American
+    spelling ("draughtsman" = "draftsman"), no plural -s."""
     plain = unicodedata.normalize("NFKD", text.lower())
     plain = "".join(c for c in plain if not unicodedata.combining(c))
     return [_normal(w) for w in _TOKEN.findall(plain)]
@@ -66,12 +100,16 @@ def tokens(text: str) -> list[str]:
 
 def _normal(word: str) -> str:
     word = _DIRECTION.get(word, word)
+    word = classes()["spellings"].get(word, word)
     if len(word) > 3 and word.isalpha() and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
 
 
 _STOP = frozenset(map(_normal, _STOP_WORDS))  # as tokens() gives them ("this" -> "thi")
+# a drop that only the broader classes of classes.yaml cause is counted apart, to show what the table costs
+BY_CLASS = {"corpus_other_member": "corpus_narrower_class_member",
+            "corpus_meets_negation": "corpus_narrower_class_negation"}
 
 
 class CorpusCheck:
@@ -125,6 +163,16 @@ class CorpusCheck:
         self._any: dict[tuple[str, str], bool] = {}
         self._named: dict[str, set[int]] = {}
         self._meets: dict[tuple[str, str, str], bool] = {}
+        self.use_classes = True  # a class is named by its narrower classes too (classes.yaml)
+        self._plain: CorpusCheck | None = None
+
+    def without_classes(self) -> CorpusCheck:
+        """The same check, a class named by its own names only (shares the index, not the caches)."""
+        if self._plain is None:
+            plain = copy.copy(self)
+            plain.use_classes, plain._named, plain._other, plain._any, plain._meets = False, {}, {}, {}, {}
+            self._plain = plain
+        return self._plain
 
     def _naming(self, node: str) -> set[int]:
         """The sentences that name the node (all tokens of one of its names, in a row)."""
@@ -134,7 +182,10 @@ class CorpusCheck:
 
     def _find_naming(self, node: str) -> set[int]:
         found: set[int] = set()
-        for name in self.names[node]:
+        # a class is named by its narrower classes too: "a Swedish chemist" may be a member of "Swedish scientists"
+        label = self.kg.labels.get(node, "")
+        wider = {tuple(tokens(n)) for n in narrower(label)} if self.use_classes and label.islower() else set()
+        for name in self.names[node] | wider:
             if not name:
                 continue
             candidates = set.intersection(*(self.postings.get(t, set()) for t in name))
@@ -184,7 +235,12 @@ class CorpusCheck:
         longest = max(map(len, by_name), default=0)
         kinds = {r for m in members for r in self.kg.out.get(m, ())} if members else None  # the members' relations
         found: set[str] = set()
-        for index in sorted(self._naming(anchor)):
+        # the anchor's own passage speaks of it in every sentence ("The sovereign state lies ... in the
+        # Micronesia region", of the Marshall Islands), naming it or not; read for a relation with cue
+        # words only (a sentence using one), else every demonym of the passage would be a nationality
+        own = {i for pid in self.passages_of.get(anchor, ()) for i in self.by_passage[pid]} if self.cues.get(
+            relation) else set()
+        for index in sorted(self._naming(anchor) | own):
             pid, words = self.sentences[index]
             if not self._cued(index, relation):
                 continue
@@ -224,6 +280,8 @@ class CorpusCheck:
         """Why the grounding's answers may be wrong with respect to the corpus, or None."""
         for node in plan.steps:
             if reason := self.node_reason(plan, node, anchors, relations, sets):
+                if self.use_classes and not self.without_classes().reject_reason(plan, anchors, relations, sets):
+                    return BY_CLASS[reason]
                 return reason
         return None
 
@@ -247,9 +305,10 @@ class CorpusCheck:
             if st.union and self.beyond(frozenset({anchors[st.child]} if plan.is_anchor(st.child)
                                                    else sets[st.child]), traversal(kg, st, relations[st.edge])):
                 return "corpus_other_member"
-            if st.negated and plan.is_anchor(st.child):
-                anchor, forward = anchors[st.child], traversal(kg, st, relations[st.edge])
-                if any(self.meets_negation(m, kg.inverses[forward], anchor) for m in sorted(sets[node])):
+            if st.negated:  # from an anchor, or from each member of a variable ("the realm ruled by Qin Shi Huang")
+                negated = {anchors[st.child]} if plan.is_anchor(st.child) else sets[st.child]
+                backward = kg.inverses[traversal(kg, st, relations[st.edge])]
+                if any(self.meets_negation(m, backward, a) for a in sorted(negated) for m in sorted(sets[node])):
                     return "corpus_meets_negation"
         return None
 

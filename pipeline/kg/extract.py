@@ -21,7 +21,8 @@ passage's hash in `cache.py`); this module turns the readings of the whole corpu
   ("X is home to Y"); a fact is kept only when both ends have the types the relation declares
   (a node's type: its class, else the types NER gave its mentions, else the description), and
   a relation only when the corpus states it at least `min_facts` times;
-- classes from the definitional sentence: `occupation` for people, `instance_of` for the rest,
+- classes from the definitional sentence, in American spelling (`classes.yaml`): `occupation` for
+  people, `instance_of` for the rest,
   `nationality` from its demonym; years become `..._century` / `..._decade` values;
 - `mentions`: a sentence about an article that names another article by its title (a weak link,
   not sampled by default).
@@ -41,7 +42,7 @@ from functools import cache
 import yaml
 
 from pipeline.kg.cache import ReadingCache, read_passages
-from pipeline.kg.complete import tokens
+from pipeline.kg.complete import spelled, tokens
 from pipeline.kg.facts import Evidence, Extraction, Fact
 from pipeline.kg.reading import SELF, Statement, bare_title
 from pipeline.records import Passage
@@ -269,7 +270,9 @@ class _Corpus:
         return cls is not None and self.class_types[cls] == "PERSON"
 
     def _class(self, phrase: str) -> str | None:
-        """A class phrase as a class: its longest listed suffix, else its head noun."""
+        """A class phrase as a class, in American spelling ("draughtsman" is a draftsman): its longest
+        listed suffix, else its head noun."""
+        phrase = spelled(phrase)
         cls = _longest_suffix(phrase, self.class_types) or phrase.split()[-1]
         if cls in self.ignored_classes or not re.fullmatch(r"[a-z]+(?:[- ][a-z]+)*", cls):
             return None

@@ -58,6 +58,8 @@ _REASONS = {
     "no_noun": "no class, topic or relation noun holds for every member of a set",
     "corpus_other_member": "the corpus text may name another entity that meets a condition",
     "corpus_meets_negation": "an answer's own text may say that it meets the negated condition",
+    "corpus_narrower_class_member": "the corpus text may name a member of a narrower class (classes.yaml)",
+    "corpus_narrower_class_negation": "an answer's own text may name a narrower class of the negated one",
     "corpus_pruned": "a part of a grounding that the corpus check turned down before the rest was enumerated",
     "circular": "an anchor is an answer, a bridge or what a negation removes (the query answers itself)",
     "class_as_answer": "a set of classes reached by instance_of ('the types that X belongs to')",
@@ -66,7 +68,8 @@ _REASONS = {
     "noun_names_bridge": "the answers' noun is a bridge of the query, which gives the hop away",
     "nothing_asked": "a class listing whose only condition is the class itself ('Name the cloth that is a cloth')",
 }
-CORPUS_REASONS = ("corpus_other_member", "corpus_meets_negation")
+CORPUS_REASONS = ("corpus_other_member", "corpus_meets_negation", "corpus_narrower_class_member",
+                  "corpus_narrower_class_negation")
 
 
 def builtin_inverses() -> dict[str, str]:

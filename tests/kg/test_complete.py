@@ -183,3 +183,84 @@ def test_the_anchor_s_own_passage_lists_members_by_name():
              ("Fujian", "borders", "Zhejiang", "Fujian", texts["Fujian"]),
              ("Shanghai", "borders", "Jiangsu", "Shanghai", texts["Shanghai"])]
     assert check(texts, facts).others("Zhejiang", "borders") == {"Shanghai"}
+
+
+SCIENTISTS = {
+    "Svante Arrhenius": "Svante Arrhenius was a Swedish scientist.",
+    "Marie Curie": "Marie Curie was a Polish scientist.",
+    "Jöns Jacob Berzelius": "Jöns Jacob Berzelius was a Swedish chemist.",
+    "Carl Linnaeus": "Carl Linnaeus was a Swedish biologist and physician.",
+}
+
+
+def test_a_member_of_a_narrower_class_is_a_possible_member():
+    # classes.yaml: a chemist and a biologist are scientists; "Swedish scientists" misses them
+    facts = [(n, "occupation", "scientist", n, SCIENTISTS[n]) for n in ("Svante Arrhenius", "Marie Curie")]
+    facts += [(n, "nationality", "Swedish", n, SCIENTISTS[n]) for n in SCIENTISTS if "Swedish" in SCIENTISTS[n]]
+    checker = check(SCIENTISTS, facts)
+    assert checker.others("scientist", "occupation_of") == {"Jöns Jacob Berzelius", "Carl Linnaeus"}
+    plan, anchors, relations = plan_for("2i"), {"?y": "scientist", "?z": "Swedish"}, {0: "occupation", 1: "nationality"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert sets[plan.target] == {"Svante Arrhenius"}
+    # counted apart: only the class table finds them
+    assert checker.reject_reason(plan, anchors, relations, sets) == "corpus_narrower_class_member"
+
+
+def test_a_broader_class_is_not_read_as_a_narrower_one():
+    # a scientist need not be a chemist: "Swedish chemists" is complete with Berzelius alone
+    name = "Jöns Jacob Berzelius"
+    facts = [(name, "occupation", "chemist", name, SCIENTISTS[name])]
+    assert check(SCIENTISTS, facts).others("chemist", "occupation_of") == set()
+
+
+def test_a_narrower_class_meets_the_negation_of_its_broader_one():
+    # "Swedish people that are not scientists" must not keep Berzelius, a chemist
+    facts = [(n, "nationality", "Swedish", n, SCIENTISTS[n]) for n in SCIENTISTS if "Swedish" in SCIENTISTS[n]]
+    facts.append(("Svante Arrhenius", "occupation", "scientist", "Svante Arrhenius", SCIENTISTS["Svante Arrhenius"]))
+    checker = check(SCIENTISTS, facts)
+    assert checker.meets_negation("Jöns Jacob Berzelius", "occupation", "scientist")
+    assert not checker.meets_negation("Jöns Jacob Berzelius", "occupation", "physician")
+    plan, anchors = plan_for("2in"), {"?y": "Swedish", "?z": "scientist"}
+    relations = {0: "nationality_of", 1: "occupation"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert "Jöns Jacob Berzelius" in sets[plan.target] and "Svante Arrhenius" not in sets[plan.target]
+    assert checker.reject_reason(plan, anchors, relations, sets) == "corpus_narrower_class_negation"
+
+
+def test_british_and_american_spellings_match():
+    assert tokens("a French draughtsman") == tokens("a French draftsman")
+    assert tokens("Organisation of Turkic States") == tokens("Organization of Turkic States")
+
+
+def test_a_negation_from_a_variable_is_read_for_each_of_its_members():
+    # pni: "cities in Liaoning province, not located in the realm ruled by Qin Shi Huang" (China):
+    # the graph lacks Dalian in China, but Dalian's own sentence says so
+    texts = {
+        "Qin Shi Huang": "Qin Shi Huang was the first emperor of China.",
+        "Dalian": "Dalian is a port city in Liaoning province, People's Republic of China.",
+        "Shenyang": "Shenyang is a city in Liaoning province. Shenyang is a city in China.",
+    }
+    facts = [("Qin Shi Huang", "ruled", "China", "Qin Shi Huang", texts["Qin Shi Huang"]),
+             ("Dalian", "located_in", "Liaoning province", "Dalian", texts["Dalian"]),
+             ("Shenyang", "located_in", "Liaoning province", "Shenyang", "Shenyang is a city in Liaoning province."),
+             ("Shenyang", "located_in", "China", "Shenyang", "Shenyang is a city in China.")]
+    checker = check(texts, facts)
+    plan = plan_for("pni")
+    anchors, relations = {"?x": "Qin Shi Huang", "?w": "Liaoning province"}, {0: "ruled", 1: "location_of",
+                                                                             2: "location_of"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert sets["?y"] == {"China"} and sets[plan.target] == {"Dalian"}
+    assert checker.reject_reason(plan, anchors, relations, sets) == "corpus_meets_negation"
+
+
+def test_every_sentence_of_the_anchor_s_own_passage_is_read():
+    # the second sentence speaks of the Marshall Islands without naming them
+    texts = {
+        "Marshall Islands": "The Marshall Islands is an archipelagic country in Oceania. "
+                            "The sovereign state lies in the Micronesia region of the Pacific Ocean.",
+        "Palau": "Palau is in Micronesia.",
+    }
+    facts = [("Marshall Islands", "located_in", "Oceania", "Marshall Islands",
+              "The Marshall Islands is an archipelagic country in Oceania."),
+             ("Palau", "located_in", "Micronesia", "Palau", texts["Palau"])]
+    assert check(texts, facts).others("Marshall Islands", "located_in") == {"Micronesia"}

@@ -268,3 +268,16 @@ def test_the_full_name_opening_a_person_article_is_the_article(tmp_path):
 def test_spellings_that_may_name_two_entities_stay_apart(name, main, kinds, apart):
     assert _apart(name, main, kinds, []) is apart
     assert _apart(name, main, kinds, [f"Both {name} and {main} are named here."])  # a text telling them apart
+
+
+def test_a_british_spelling_of_a_class_is_the_same_class(tmp_path):
+    # "draughtsman" and "draftsman" are one class: "the nationalities of the draftsmen" needs both
+    passages = {
+        "a": Passage("a", "Alberto Giacometti", "Alberto Giacometti was a Swiss sculptor, painter, draftsman "
+                     "and printmaker."),
+        "b": Passage("b", "Henri de Toulouse-Lautrec", "Henri de Toulouse-Lautrec was a French painter, printmaker "
+                     "and draughtsman."),
+    }
+    facts = facts_of(passages, tmp_path)
+    assert {("Alberto Giacometti", "occupation", "draftsman"),
+            ("Henri de Toulouse-Lautrec", "occupation", "draftsman")} <= facts, facts
