@@ -153,6 +153,14 @@ def admin_password(server: Server) -> str:
     return path.read_text().strip()
 
 
+def admin_login(config: ReviewConfig) -> str:
+    """Where the admin's e-mail and password are, for the operator (never the password itself)."""
+    server = Server.from_config(config)
+    where = (f"${PASSWORD_ENV}" if os.environ.get(PASSWORD_ENV)
+             else f"the file {server.data_dir / 'admin-password'} (generated at the first start)")
+    return f"admin: log in at {server.url}/user/login/ as {config.admin_email}, password in {where}"
+
+
 def api_token(config: ReviewConfig) -> str:
     token = os.environ.get(config.token_env, "")
     if len(token) < 6:
