@@ -18,6 +18,9 @@ def _server(args: argparse.Namespace) -> int:
         print(server.ensure_installed())
     elif args.action == "start":
         server.start(config)
+        print(server.admin_login(config))
+        print("next: `comlq review annotators add EMAIL` for each annotator, then `comlq review push RUN`; "
+              "`comlq review token save` once for scheduled runs (`comlq serve start`)")
     elif args.action == "stop":
         server.stop(config)
     else:

@@ -11,7 +11,9 @@ def _serve(args: argparse.Namespace) -> int:
 
     service = Service(Path(args.home), args.port, args.pool)
     if args.action == "start":
-        lines = service.start(deploy=not args.no_deploy, worker=not args.no_worker)
+        # --paused alone: every deployment; with names: those
+        paused = service.deployment_names() if args.paused == [] else args.paused or ()
+        lines = service.start(deploy=not args.no_deploy, worker=not args.no_worker, paused=paused)
     elif args.action == "stop":
         lines = service.stop()
     else:
@@ -30,4 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pool", default="comlq", help="process work pool name (flows.yaml uses 'comlq')")
     p.add_argument("--no-deploy", action="store_true", help="start: do not deploy flows.yaml")
     p.add_argument("--no-worker", action="store_true", help="start: do not start a worker")
+    p.add_argument("--paused", nargs="*", metavar="DEPLOYMENT",
+                   help="start: deploy these flows.yaml deployments paused (no names: all of them), e.g. "
+                        "--paused generate-nightly; the others run their schedules")
     p.set_defaults(handler=_serve)

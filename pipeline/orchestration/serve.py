@@ -8,18 +8,27 @@ session and is stopped by the pid file recorded at start (pipeline.services.proc
 flows.yaml is package data (pipeline/orchestration/flows.yaml links to the repository's top-level
 file; a wheel carries its content) and names the flows by module path, so an installed package
 serves them from any folder. Deployments run in the folder `serve start` was run from: relative
-run folders (runs/...) and configuration files are found there.
+run folders (runs/...) and configuration files are found there. `start` deploys every deployment
+active except those named paused (a copy of flows.yaml with `paused` set is what is deployed),
+then lists each deployment's next scheduled runs as the server's schedules compute them.
 """
 
 from __future__ import annotations
 
+import asyncio
+import datetime as dt
 import os
 import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
 
 from pipeline.errors import ComlqError
 from pipeline.orchestration.settings import QUIET
@@ -28,6 +37,7 @@ from pipeline.runfolder import RunFolder
 from pipeline.services.process import ManagedProcess
 
 STARTUP_TIMEOUT = 180.0  # a fresh database migrates on first start; slow on small shared machines
+NEXT_RUNS = 3  # scheduled runs listed per deployment after `start`
 
 
 @dataclass
@@ -67,18 +77,71 @@ class Service:
 
     # ------------------------------------------------------------------ start
 
-    def start(self, deploy: bool = True, worker: bool = True) -> list[str]:
+    def start(self, deploy: bool = True, worker: bool = True, paused: Collection[str] = ()) -> list[str]:
+        """Server, pool, deployments (those in `paused` paused, the others active) and worker; the
+        lines to print, ending with each deployment's next scheduled runs."""
+        spec = self._flows_spec(paused)  # an unknown name fails here, before anything starts
         self.home.mkdir(parents=True, exist_ok=True)
         (self.home / "prefect").mkdir(exist_ok=True)
         done = [self._start_server()]
         self._prefect("work-pool", "create", self.pool, "--type", "process", "--overwrite")
         done.append(f"work pool {self.pool!r} (process)")
         if deploy:
-            self._prefect("--no-prompt", "deploy", "--prefect-file", str(self.flows_file), "--all", "--pool", self.pool)
-            done.append(f"deployed {self.flows_file.name}")
+            deployed = self.home / "flows.deployed.yaml"
+            deployed.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+            self._prefect("--no-prompt", "deploy", "--prefect-file", str(deployed), "--all", "--pool", self.pool)
+            done.append(f"deployed {self.flows_file} ({len(spec['deployments'])} deployments, "
+                        f"{len(paused) or 'none'} paused)")
         if worker:
             done.append(self._start_worker())
+        if deploy:
+            done += self.next_runs()
         return done
+
+    def deployment_names(self) -> list[str]:
+        return [d["name"] for d in yaml.safe_load(self.flows_file.read_text(encoding="utf-8"))["deployments"]]
+
+    def _flows_spec(self, paused: Collection[str]) -> dict[str, Any]:
+        """flows.yaml with `paused` set on every deployment: true for the named ones, else false (so a
+        deployment paused by an earlier start runs again when it is no longer named)."""
+        spec = yaml.safe_load(self.flows_file.read_text(encoding="utf-8"))
+        names = [d["name"] for d in spec["deployments"]]
+        unknown = [name for name in paused if name not in names]
+        if unknown:
+            raise ComlqError(f"--paused {', '.join(unknown)}: no such deployment in {self.flows_file} "
+                             f"(it has {', '.join(names)})")
+        for deployment in spec["deployments"]:
+            deployment["paused"] = deployment["name"] in paused
+        return spec
+
+    def next_runs(self, n: int = NEXT_RUNS, now: dt.datetime | None = None) -> list[str]:
+        """One line per deployment on the server: its next `n` run times (UTC) from its active
+        schedules, computed by Prefect's own schedule classes (those the server's scheduler uses),
+        or that it is paused."""
+        from prefect.server.schemas.schedules import SCHEDULE_TYPES
+        from pydantic import TypeAdapter
+
+        schedule_type: TypeAdapter[Any] = TypeAdapter(SCHEDULE_TYPES)
+        now = now or dt.datetime.now(dt.UTC)
+        flows = {f["id"]: f["name"] for f in self._api("flows/filter")}
+        lines = ["next scheduled runs (UTC):"]
+        for deployment in sorted(self._api("deployments/filter"), key=lambda d: (flows[d["flow_id"]], d["name"])):
+            name = f"{flows[deployment['flow_id']]}/{deployment['name']}"
+            if deployment["paused"]:
+                lines.append(f"  {name}: paused (no runs until `comlq serve start` without it in --paused, "
+                             "or resumed in the UI)")
+                continue
+            dates = sorted(date for schedule in deployment["schedules"] if schedule["active"]
+                           for date in asyncio.run(schedule_type.validate_python(schedule["schedule"])
+                                                   .get_dates(n=n, start=now)))[:n]
+            when = ", ".join(d.astimezone(dt.UTC).strftime("%a %Y-%m-%d %H:%M") for d in dates)
+            lines.append(f"  {name}: {when or 'no schedule'}")
+        return lines
+
+    def _api(self, path: str) -> list[dict[str, Any]]:
+        response = httpx.post(f"{self.api_url}/{path}", json={"limit": 200}, timeout=30.0)
+        response.raise_for_status()
+        return response.json()
 
     def _start_server(self) -> str:
         if self.pid("server") and self.healthy():

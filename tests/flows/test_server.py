@@ -3,6 +3,7 @@ Prefect server + process worker running a deployment of flows.yaml (port 14200).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -91,3 +92,54 @@ def test_a_worker_runs_a_deployment_of_flows_yaml_on_a_real_server(small_config:
     assert lines[0].startswith(("worker: stopped", "worker: killed")), lines
     assert lines[1].startswith("server: stopped"), lines
     assert not service.healthy() and service.pid("worker") is None and service.pid("server") is None
+
+
+def _deployments(service: Service) -> dict[str, bool]:
+    """deployment name -> paused, as the server has it."""
+    return {d["name"]: d["paused"] for d in service._api("deployments/filter")}
+
+
+@pytest.mark.slow
+def test_serve_start_prints_the_next_runs_and_starts_named_or_all_deployments_paused(tmp_path: Path) -> None:
+    service = Service(tmp_path / "serve", PORT)
+    serve = [*COMLQ, "serve", "start", "--port", str(PORT), "--home", str(service.home), "--no-worker"]
+    unknown = subprocess.run([*serve, "--paused", "nightly"], env=clean_env(), capture_output=True, text=True,
+                             timeout=120)
+    assert unknown.returncode == 2
+    assert unknown.stderr.splitlines() == [
+        f"comlq: error: --paused nightly: no such deployment in {service.flows_file} "
+        "(it has generate-nightly, collect-every-15-min, evaluate-weekly)"]
+    assert not service.healthy() and service.pid("server") is None  # refused before anything started
+    try:
+        before = dt.datetime.now(dt.UTC)
+        one = subprocess.run([*serve, "--paused", "collect-every-15-min"], env=clean_env(), capture_output=True,
+                             text=True, timeout=600)
+        assert one.returncode == 0, one.stderr
+        assert _deployments(service) == {"generate-nightly": False, "collect-every-15-min": True,
+                                         "evaluate-weekly": False}
+        lines = one.stdout.splitlines()
+        runs = lines.index("next scheduled runs (UTC):")
+        nightly = [before.replace(hour=2, minute=0, second=0, microsecond=0) + dt.timedelta(days=k)
+                   for k in range(4)]
+        nightly = [d for d in nightly if d >= before][:3]  # cron "0 2 * * *" UTC, worked out here
+        assert lines[runs + 1] == "  build-benchmark/generate-nightly: " + ", ".join(
+            d.strftime("%a %Y-%m-%d %H:%M") for d in nightly)
+        assert lines[runs + 2].startswith("  collect-review/collect-every-15-min: paused (no runs until")
+        weekly = lines[runs + 3].removeprefix("  evaluate/evaluate-weekly: ").split(", ")
+        assert len(weekly) == 3 and all(w.startswith("Sun ") and w.endswith(" 05:00") for w in weekly)
+
+        # again on the running server: --paused alone pauses them all
+        every = subprocess.run([*serve, "--paused"], env=clean_env(), capture_output=True, text=True, timeout=600)
+        assert every.returncode == 0, every.stderr
+        assert _deployments(service) == dict.fromkeys(("generate-nightly", "collect-every-15-min",
+                                                       "evaluate-weekly"), True)
+        assert sum(": paused (no runs until" in line for line in every.stdout.splitlines()) == 3
+        # and without --paused each runs its schedule again
+        none = subprocess.run(serve, env=clean_env(), capture_output=True, text=True, timeout=600)
+        assert none.returncode == 0, none.stderr
+        assert not any(_deployments(service).values())
+        assert ": paused" not in none.stdout
+    finally:
+        subprocess.run([*COMLQ, "serve", "stop", "--port", str(PORT), "--home", str(service.home)],
+                       env=clean_env(), capture_output=True, text=True, timeout=120)
+    assert service.pid("server") is None

@@ -167,3 +167,14 @@ def test_annotators_are_listed_and_a_password_can_be_reset(ls, monkeypatch, tmp_
     assert _cli(monkeypatch, tmp_path, ls, "review", "annotators", "reset-password", "nobody@example.org") == 2
     assert capsys.readouterr().err.strip() == (f"comlq: error: no account nobody@example.org on {ls.config.url} "
                                                "(`comlq review annotators list` shows them)")
+
+
+def test_server_start_names_the_admin_password_file_and_the_next_steps(ls, monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv(server.PASSWORD_ENV, raising=False)
+    assert _cli(monkeypatch, tmp_path, ls, "review", "server", "start") == 0  # already running: waited for
+    out = capsys.readouterr().out.splitlines()
+    password_file = server.Server.from_config(ls.config).data_dir / "admin-password"
+    assert out[-2] == (f"admin: log in at {ls.config.url}/user/login/ as {ls.config.admin_email}, password in "
+                       f"the file {password_file} (generated at the first start)")
+    assert password_file.read_text().strip() not in "\n".join(out)  # named, never printed
+    assert out[-1].startswith("next: `comlq review annotators add EMAIL` for each annotator, then `comlq review push")
