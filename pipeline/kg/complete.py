@@ -246,8 +246,7 @@ class CorpusCheck:
     def _ordered(self, index: int, relation: str, subject: list[int], obj: list[int]) -> bool:
         """May the sentence, naming the subject at `subject` and the object at `obj`, state (subject,
         relation, object), by the order of the relation's statements and, for a copular class relation,
-        a copula shortly before the later of the two and no "of" just before it? (-1: not named, the
-        sentence's topic.)"""
+        a copula between the two and no "of" just before the later? (-1: not named, the sentence's topic.)"""
         way = self.direction.get(relation, 0)
         words = self.sentences[index][1]
         for s in subject:
@@ -257,8 +256,9 @@ class CorpusCheck:
                 if relation not in self.copular:
                     return True
                 first, last = min(s, o), max(s, o)
-                # the copula opens the class's phrase: a few words before it (a list of classes, at most)
-                if _COPULAS & set(words[max(first + 1, last - 2 * MAX_GAP):last]) and words[last - 1] != "of":
+                # anywhere between: a long list of classes follows its copula ("was a polymath whose
+                # interests ranged through those of mathematician, physician, ... philosopher")
+                if _COPULAS & set(words[first + 1:last]) and words[last - 1] != "of":
                     return True
         return False
 
