@@ -35,6 +35,7 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 
 import yaml
@@ -53,6 +54,7 @@ CUE_COVER = 0.9  # cue words are used only when they stand between the mentions 
 MAX_CUES = 8  # at most this many cue words per relation; a relation needing more has none (any sentence counts)
 WEAK = frozenset({"mentions", "mentioned_in", "topic", "topic_of"})  # links that say nothing of a kind
 MAX_GAP = 8  # words between the mentions of one statement, at most, for its cue words to count
+MIN_ORDERED = 3  # statements a relation needs before the order of its mentions is read as its direction
 # "Southeast Europe" and "Southeastern Europe" name one region
 _DIRECTION = {f"{d}ern": d for d in ("north", "south", "east", "west", "northeast", "northwest", "southeast",
                                      "southwest")}
@@ -110,6 +112,8 @@ _STOP = frozenset(map(_normal, _STOP_WORDS))  # as tokens() gives them ("this" -
 # a drop that only the broader classes of classes.yaml cause is counted apart, to show what the table costs
 BY_CLASS = {"corpus_other_member": "corpus_narrower_class_member",
             "corpus_meets_negation": "corpus_narrower_class_negation"}
+_DIRECTIONS = frozenset(_DIRECTION.values()) | {"central"}
+_COPULAS = frozenset(map(_normal, "is are was were be been being became become becomes remained as".split()))
 
 
 class CorpusCheck:
@@ -118,31 +122,19 @@ class CorpusCheck:
     def __init__(self, kg: KnowledgeGraph, passages: dict[str, Passage]):
         self.kg, self.passages = kg, passages
         self.sentences: list[tuple[str, tuple[str, ...]]] = []  # (passage id, the sentence's tokens)
+        self.shapes: list[_Shape | None] = []  # per sentence, which tokens are capitalised / joined to the previous
+        self.lowered: set[str] = set()  # tokens written in lower case somewhere: common words, not name parts
         self.postings: dict[str, set[int]] = defaultdict(set)  # token -> sentences
         self.by_passage: dict[str, list[int]] = defaultdict(list)
-        for pid in sorted(passages):
-            for sentence in sentences(passages[pid].text):
-                words = tuple(tokens(sentence))
-                index = len(self.sentences)
-                self.sentences.append((pid, words))
-                self.by_passage[pid].append(index)
-                for word in set(words):
-                    self.postings[word].add(index)
+        self._index(passages)
         self.names: dict[str, set[tuple[str, ...]]] = defaultdict(set)  # node -> its names, as token tuples
-        gaps: dict[str, list[frozenset[str]]] = defaultdict(list)  # relation -> words between, per statement
-        stated: dict[str, Counter[str]] = defaultdict(Counter)  # passage -> the subjects of its statements
-        for (s, relation, o), evidence in kg.evidence.items():
-            for e in evidence:
-                stated[e.passage][s] += 1
-                self.names[s].add(tuple(tokens(e.subject_mention)))
-                self.names[o].add(tuple(tokens(e.object_mention)))
-                gap = _between(e.sentence, e.subject_mention, e.object_mention)
-                if gap is not None:  # a gap not read (mentions far apart or not found) says nothing of cues
-                    gaps[relation].append(frozenset(gap))
+        stated = self._read_statements(kg)  # passage -> the subjects of its statements
         for node, label in kg.labels.items():
-            self.names[node].add(tuple(tokens(label)))
+            name = tuple(tokens(label))
+            if _is_class(label):  # a class is named by its whole phrase: "designer" alone is no "fashion designer"
+                self.names[node] = {n for n in self.names[node] if n[-len(name):] == name}
+            self.names[node].add(name)
             self.names[node] |= _date_names(label)
-        self.cues = {r: _cues(statements) for r, statements in gaps.items()}
         # the entity a passage is about: the passage's own node, else the node labelled with its title, else
         # the node sharing a word with the title that its statements name most ("Lewis" in "Carl Lewis")
         by_label = {label: node for node, label in sorted(kg.labels.items(), reverse=True)}
@@ -174,23 +166,116 @@ class CorpusCheck:
             self._plain = plain
         return self._plain
 
+    def _index(self, passages: dict[str, Passage]) -> None:
+        """Every sentence of the corpus: its tokens, how it writes them, and an index of its words."""
+        for pid in sorted(passages):
+            for sentence in sentences(passages[pid].text):
+                words = tuple(tokens(sentence))
+                index = len(self.sentences)
+                self.sentences.append((pid, words))
+                shape = _shape(sentence, len(words))
+                self.shapes.append(shape)
+                if shape:
+                    self.lowered |= {w for w, cap in zip(words, shape.capital, strict=True) if not cap}
+                self.by_passage[pid].append(index)
+                for word in set(words):
+                    self.postings[word].add(index)
+
+    def _read_statements(self, kg: KnowledgeGraph) -> dict[str, Counter[str]]:
+        """How the graph's evidence words each relation (names, cues, direction, copula); returns the
+        subjects each passage's statements name."""
+        gaps: dict[str, list[frozenset[str]]] = defaultdict(list)  # relation -> words between, per statement
+        order: dict[str, Counter[bool]] = defaultdict(Counter)  # relation -> subject named first?, per statement
+        copular: dict[str, Counter[bool]] = defaultdict(Counter)  # relation -> a copula between?, per statement
+        stated: dict[str, Counter[str]] = defaultdict(Counter)
+        for (s, relation, o), evidence in kg.evidence.items():
+            for e in evidence:
+                stated[e.passage][s] += 1
+                self.names[s].add(tuple(tokens(e.subject_mention)))
+                self.names[o].add(tuple(tokens(e.object_mention)))
+                words = _gap(e.sentence, e.subject_mention, e.object_mention)
+                if words is not None:  # a gap not read (mentions far apart or not found) says nothing of cues
+                    gaps[relation].append(frozenset(_content(words)))
+                    copular[relation][bool(_COPULAS & set(tokens(" ".join(words))))] += 1
+                i, j = e.sentence.find(e.subject_mention), e.sentence.find(e.object_mention)
+                if 0 <= i != j >= 0:
+                    order[relation][i < j] += 1
+        self.cues = {r: _cues(statements) for r, statements in gaps.items()}
+        # a relation whose statements name the subject first (or last) nearly always is read that way only:
+        # "Aleppo is a city in northern Syria" says Aleppo lies in Syria, not Syria in Aleppo
+        self.direction = {r: (1 if c[True] >= CUE_COVER * total else -1 if c[False] >= CUE_COVER * total else 0)
+                          for r, c in order.items() if (total := c.total()) >= MIN_ORDERED}
+        # a class relation stated by a copula ("X is a Y", "served as Y") nearly always is read that way only:
+        # "Blues has incorporated work songs" and "a style of painting" say no class of their subject
+        self.copular = frozenset(r for r, c in copular.items() if c.total() >= MIN_ORDERED and c[True] >= CUE_COVER
+                                 * c.total() and _classes_share(kg, r) >= CUE_COVER)
+        return stated
+
     def _naming(self, node: str) -> set[int]:
         """The sentences that name the node (all tokens of one of its names, in a row)."""
         if node not in self._named:
             self._named[node] = self._find_naming(node)
         return self._named[node]
 
+    def _all_names(self, node: str) -> set[tuple[str, ...]]:
+        """The node's names; a class is named by its narrower classes too: "a Swedish chemist" may be a
+        member of "Swedish scientists"."""
+        label = self.kg.labels.get(node, "")
+        wider = {tuple(tokens(c)) for c in narrower(label)} if self.use_classes and label.islower() else set()
+        return {n for n in self.names[node] | wider if n}
+
     def _find_naming(self, node: str) -> set[int]:
         found: set[int] = set()
-        # a class is named by its narrower classes too: "a Swedish chemist" may be a member of "Swedish scientists"
-        label = self.kg.labels.get(node, "")
-        wider = {tuple(tokens(n)) for n in narrower(label)} if self.use_classes and label.islower() else set()
-        for name in self.names[node] | wider:
-            if not name:
-                continue
+        for name in self._all_names(node):
             candidates = set.intersection(*(self.postings.get(t, set()) for t in name))
-            found |= {i for i in candidates if _contains(self.sentences[i][1], name)}
+            found |= {i for i in candidates if self._mentions(i, name)}
         return found
+
+    def _mentions(self, index: int, name: tuple[str, ...]) -> list[int]:
+        """Where the sentence names `name` as a whole: not as part of a longer name ("Ernst" in "Ernst
+        Haeckel" is not Max Ernst, "Aleppo" in "the Aleppo Governorate" not the city)."""
+        words, shape, n = self.sentences[index][1], self.shapes[index], len(name)
+        found = [k for k in range(len(words) - n + 1) if words[k:k + n] == name]
+        if shape is None:
+            return found
+        return [k for k in found if not shape.capital[k] or not (self._name_part(index, k - 1, before=True)
+                                                                  or self._name_part(index, k + n, before=False))]
+
+    def _name_part(self, index: int, k: int, before: bool) -> bool:
+        """Is token k a capitalised word joined to the mention next to it (a part of a longer name)? A
+        sentence's first word is capitalised anyway: it is a name part only if the corpus never writes
+        it in lower case; a direction before a place ("northern Syria") is no part of its name."""
+        words, shape = self.sentences[index][1], self.shapes[index]
+        if not 0 <= k < len(words) or shape is None or not shape.capital[k]:
+            return False
+        if not shape.joined[k + 1 if before else k]:
+            return False
+        if before and words[k] in _DIRECTIONS:
+            return False
+        return k > 0 or words[k] not in self.lowered
+
+    def _where(self, index: int, node: str) -> list[int]:
+        """The token positions where the sentence names the node as a whole."""
+        return sorted({k for name in self._all_names(node) for k in self._mentions(index, name)})
+
+    def _ordered(self, index: int, relation: str, subject: list[int], obj: list[int]) -> bool:
+        """May the sentence, naming the subject at `subject` and the object at `obj`, state (subject,
+        relation, object), by the order of the relation's statements and, for a copular class relation,
+        a copula between the two and no "of" just before the later? (-1: not named, the sentence's topic.)"""
+        way = self.direction.get(relation, 0)
+        words = self.sentences[index][1]
+        for s in subject:
+            for o in obj:
+                if s == o or (way and (s < o) != (way > 0)):
+                    continue
+                if relation not in self.copular:
+                    return True
+                first, last = min(s, o), max(s, o)
+                # anywhere between: a long list of classes follows its copula ("was a polymath whose
+                # interests ranged through those of mathematician, physician, ... philosopher")
+                if _COPULAS & set(words[first + 1:last]) and words[last - 1] != "of":
+                    return True
+        return False
 
     def _cued(self, index: int, relation: str) -> bool:
         cues = self.cues.get(relation)
@@ -244,11 +329,15 @@ class CorpusCheck:
             pid, words = self.sentences[index]
             if not self._cued(index, relation):
                 continue
-            if passage_entities and self._same_kind(self.entity_of[pid], kinds):
-                found.add(self.entity_of[pid])  # the passage's own entity (one the graph knows nothing of, too)
-            if names_only or self.entity_of[pid] == anchor:
+            at = self._where(index, anchor) or [-1]  # not named: the passage's topic, first
+            entity = self.entity_of[pid]
+            if passage_entities and self._same_kind(entity, kinds) and self._ordered(
+                    index, relation, at, self._where(index, entity) or [-1]):
+                found.add(entity)  # the passage's own entity (one the graph knows nothing of, too)
+            if names_only or entity == anchor:
                 found |= {node for n in range(1, longest + 1) for k in range(len(words) - n + 1)
-                          for node in by_name.get(words[k:k + n], ())}
+                          for node in by_name.get(words[k:k + n], ())
+                          if self._ordered(index, relation, at, [k]) and k in self._mentions(index, words[k:k + n])}
             if first and found - members - {anchor}:
                 break
         return frozenset(found - members - {anchor})
@@ -272,7 +361,9 @@ class CorpusCheck:
         if key not in self._meets:
             naming = self._naming(anchor)
             own = self.passages_of.get(answer) or self.stated_in.get(answer, ())
-            self._meets[key] = any(i in naming and self._cued(i, relation) for pid in own for i in self.by_passage[pid])
+            self._meets[key] = any(i in naming and self._cued(i, relation) and self._ordered(
+                i, relation, self._where(i, answer) or [-1], self._where(i, anchor))
+                for pid in own for i in self.by_passage[pid])
         return self._meets[key]
 
     def reject_reason(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str],
@@ -366,20 +457,47 @@ def _cues(statements: list[frozenset[str]]) -> frozenset[str]:
     return frozenset(chosen) if len(left) <= (1 - CUE_COVER) * len(statements) else frozenset()
 
 
-def _contains(words: tuple[str, ...], name: tuple[str, ...]) -> bool:
-    n = len(name)
-    return any(words[k:k + n] == name for k in range(len(words) - n + 1))
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    capital: tuple[bool, ...]  # the token is written with a capital
+    joined: tuple[bool, ...]  # only a space or a hyphen stands between it and the token before
 
 
-def _between(sentence: str, first: str, second: str) -> list[str] | None:
-    """The content words between two mentions in a sentence (either order), None if they are not
-    both found or are far apart."""
+def _shape(sentence: str, count: int) -> _Shape | None:
+    """How a sentence writes its tokens (as `tokens` gives them), None if they do not line up."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", sentence) if not unicodedata.combining(c))
+    found = list(_TOKEN.finditer(plain))
+    if len(found) != count:
+        return None
+    capital = tuple(m.group()[0].isupper() for m in found)
+    joined = tuple(k > 0 and plain[found[k - 1].end():m.start()] in (" ", "-") for k, m in enumerate(found))
+    return _Shape(capital, joined)
+
+
+def _gap(sentence: str, first: str, second: str) -> list[str] | None:
+    """The words between two mentions in a sentence (either order), None if they are not both found
+    or are far apart."""
     i, j = sentence.find(first), sentence.find(second)
     if i < 0 or j < 0:
         return None
     start, end = (i + len(first), j) if i < j else (j + len(second), i)
     words = _TOKEN.findall(sentence[start:end])
-    if len(words) > MAX_GAP:
-        return None
-    # a capitalised word is a name or a nationality ("a German pianist"), not what states the relation
+    return None if len(words) > MAX_GAP else words
+
+
+def _content(words: list[str]) -> list[str]:
+    """The words of a gap that may be cues: a capitalised word is a name or a nationality ("a German
+    pianist"), not what states the relation."""
     return [w for w in tokens(" ".join(w for w in words if not w[0].isupper())) if w not in _STOP and not w.isdigit()]
+
+
+def _classes_share(kg: KnowledgeGraph, relation: str) -> float:
+    """The share of the relation's facts with a class at one end."""
+    facts = [(s, o) for s in kg.subjects.get(relation, ()) for o in kg.out[s][relation]]
+    return sum(_is_class(kg.labels.get(s, "")) or _is_class(kg.labels.get(o, "")) for s, o in facts) / len(facts) \
+        if facts else 0.0
+
+
+def _is_class(label: str) -> bool:
+    """A class is written in lower case ("painter"); a century ("20th century") is a date, not a class."""
+    return label[:1].isalpha() and label.islower()

@@ -264,3 +264,123 @@ def test_every_sentence_of_the_anchor_s_own_passage_is_read():
               "The Marshall Islands is an archipelagic country in Oceania."),
              ("Palau", "located_in", "Micronesia", "Palau", texts["Palau"])]
     assert check(texts, facts).others("Marshall Islands", "located_in") == {"Micronesia"}
+
+
+def check_with_mentions(texts: dict[str, str], facts: list[tuple[str, str, str, str, str, str, str]]) -> CorpusCheck:
+    """As `check`, each fact with how its sentence names its subject and object."""
+    passages = {title: Passage(title, title, text) for title, text in texts.items()}
+    built = [Fact(s, r, o, (pid,), (Evidence(pid, sentence, sm, om),)) for s, r, o, pid, sentence, sm, om in facts]
+    labels = {n: n for f in built for n in (f.subject, f.object)}
+    return CorpusCheck(build_graph(built, labels, builtin_inverses()), passages)
+
+
+def test_a_part_of_another_person_s_name_is_not_the_person():
+    # Max Ernst is also "Ernst"; "Ernst Haeckel was a German zoologist and biologist" says nothing of him
+    texts = {
+        "Max Ernst": "Max Ernst was a German painter. Ernst was also a sculptor.",
+        "Ernst Haeckel": "Ernst Haeckel was a German zoologist and biologist.",
+        "Charles Darwin": "Charles Darwin was an English biologist.",
+        "Surrealism": "Surrealism began after the war; Ernst was a surrealist painter and poet.",
+    }
+    checker = check_with_mentions(texts, [
+        ("Max Ernst", "occupation", "painter", "Max Ernst", "Max Ernst was a German painter.", "Max Ernst", "painter"),
+        ("Max Ernst", "occupation", "sculptor", "Max Ernst", "Ernst was also a sculptor.", "Ernst", "sculptor"),
+        ("Charles Darwin", "occupation", "biologist", "Charles Darwin", texts["Charles Darwin"], "Charles Darwin",
+         "biologist"),
+        ("Tristan Tzara", "occupation", "poet", "Surrealism", "Tzara was a poet.", "Tzara", "poet")])
+    assert checker.others("Max Ernst", "occupation") == {"poet"}  # "Ernst" alone still names him
+
+
+def test_a_class_is_matched_as_its_whole_phrase():
+    # the graph read "fashion designer" and "computer scientist" from sentences naming only "designer" and
+    # "scientist"; a sound designer is no fashion designer, a mechanical engineer and scientist no computer scientist
+    texts = {
+        "Brian Eno": "Brian Eno is an English musician and sound designer.",
+        "Coco Chanel": "Coco Chanel was a French designer of clothes.",
+        "Alan Turing": "Alan Turing was an English scientist who founded computing.",
+        "Josiah Willard Gibbs": "Josiah Willard Gibbs was an American mechanical engineer and scientist.",
+        "Ray Eames": "Ray Eames was an American designer.",
+    }
+    checker = check_with_mentions(texts, [
+        ("Brian Eno", "occupation", "musician", "Brian Eno", texts["Brian Eno"], "Brian Eno", "musician"),
+        ("Coco Chanel", "occupation", "fashion designer", "Coco Chanel", texts["Coco Chanel"], "Coco Chanel",
+         "designer"),
+        ("Alan Turing", "occupation", "computer scientist", "Alan Turing", texts["Alan Turing"], "Alan Turing",
+         "scientist"),
+        ("Josiah Willard Gibbs", "occupation", "engineer", "Josiah Willard Gibbs", texts["Josiah Willard Gibbs"],
+         "Josiah Willard Gibbs", "engineer")])
+    assert checker.others("Josiah Willard Gibbs", "occupation") == set()  # "scientist" is no computer scientist
+    assert checker.others("Brian Eno", "occupation") == set()
+    checker = check_with_mentions(texts, [  # with a "designer" class in the graph, a sound designer is one
+        ("Brian Eno", "occupation", "musician", "Brian Eno", texts["Brian Eno"], "Brian Eno", "musician"),
+        ("Ray Eames", "occupation", "designer", "Ray Eames", texts["Ray Eames"], "Ray Eames", "designer")])
+    assert checker.others("Brian Eno", "occupation") == {"designer"}
+
+
+def test_the_direction_of_a_relation_is_read():
+    # "Aleppo is a city in northern Syria" does not say that Syria lies in Aleppo; Syria's own
+    # sentence, which names the Levant after Syria, does say Syria lies there
+    texts = {
+        "Syria": "Syria is a country in West Asia and the Levant.",
+        "Aleppo": "Aleppo is a city in northern Syria.",
+        "Citadel of Aleppo": "The Citadel is a palace in the old city of Aleppo.",
+        "Lebanon": "Lebanon is a country in the Levant.",
+    }
+    checker = check_with_mentions(texts, [
+        ("Syria", "located_in", "West Asia", "Syria", texts["Syria"], "Syria", "West Asia"),
+        ("Aleppo", "located_in", "Syria", "Aleppo", texts["Aleppo"], "Aleppo", "Syria"),
+        ("Citadel", "located_in", "Aleppo", "Citadel of Aleppo", texts["Citadel of Aleppo"], "Citadel", "Aleppo"),
+        ("Lebanon", "located_in", "Levant", "Lebanon", texts["Lebanon"], "Lebanon", "Levant")])
+    assert checker.others("Syria", "located_in") == {"Levant"}
+    assert checker.others("Syria", "location_of") == set()  # Aleppo is already there; nothing else lies in Syria
+
+
+def test_a_narrower_class_is_read_in_the_relation_s_direction():
+    # occupation is read subject first; "Berzelius was a Swedish chemist" names the scientist class by
+    # "chemist", after Berzelius: he is a possible scientist
+    facts = [(n, "occupation", "scientist", n, SCIENTISTS[n]) for n in ("Svante Arrhenius", "Marie Curie")]
+    facts.append(("Carl Linnaeus", "occupation", "physician", "Carl Linnaeus", SCIENTISTS["Carl Linnaeus"]))
+    checker = check(SCIENTISTS, facts)
+    assert checker.direction["occupation"] == 1 and checker.direction["occupation_of"] == -1
+    assert checker.others("scientist", "occupation_of") == {"Jöns Jacob Berzelius", "Carl Linnaeus"}
+
+
+WORKS = {
+    "Bohemian Rhapsody": "Bohemian Rhapsody is a song by the British rock band Queen.",
+    "Yesterday": "Yesterday is a song by the Beatles.",
+    "Imagine": "Imagine is a song by John Lennon.",
+    "Blues": "Blues has incorporated spirituals, work songs and field hollers. Blues is a music genre.",
+    "Academic art": "Academic art is a style of song and painting.",
+    "Summertime": "Summertime, written in 1934, was a song for the opera Porgy and Bess.",
+}
+
+
+def test_a_class_is_stated_by_a_copula_before_its_head_noun():
+    # "X is a Y" states every class the graph read: a sentence naming songs as what Blues incorporated, or
+    # "a style of song", does not say that Blues or academic art is a song; Summertime's does
+    facts = [(n, "instance_of", "song", n, WORKS[n]) for n in ("Bohemian Rhapsody", "Yesterday", "Imagine")]
+    facts.append(("Blues", "instance_of", "music genre", "Blues", "Blues is a music genre."))
+    checker = check(WORKS, facts)
+    assert checker.others("song", "has_instance") == {"Summertime"}
+
+
+def test_a_long_list_of_classes_after_its_copula_is_read():
+    # a real miss: Cardano is a physician, a physicist and a philosopher, far after the copula
+    texts = {
+        "Luigi Galvani": "Luigi Galvani was an Italian physician, physicist and philosopher.",
+        "William Gilbert": "William Gilbert was an English physician, physicist and natural philosopher.",
+        "Gerolamo Cardano": "Gerolamo Cardano was an Italian polymath whose interests and proficiencies ranged "
+                            "through those of mathematician, physician, biologist, physicist, chemist, astrologer, "
+                            "astronomer, philosopher, music theorist, writer, and gambler.",
+        "Thales": "Thales was a Greek philosopher.",
+    }
+    facts = [(n, "occupation", c, n, texts[n]) for n in ("Luigi Galvani", "William Gilbert")
+             for c in ("physician", "physicist", "philosopher")]
+    facts.append(("Thales", "occupation", "philosopher", "Thales", texts["Thales"]))
+    checker = check(texts, facts)
+    plan = plan_for("3i")
+    anchors = {"?y": "physician", "?z": "physicist", "?w": "philosopher"}
+    relations = {0: "occupation", 1: "occupation", 2: "occupation"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert sets[plan.target] == {"Luigi Galvani", "William Gilbert"}
+    assert checker.reject_reason(plan, anchors, relations, sets) == "corpus_other_member"

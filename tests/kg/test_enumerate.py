@@ -10,6 +10,7 @@ from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.generator import make_item, relation_weights
 from pipeline.kg.query import plan_for
 from pipeline.kg.sample import ChainEnumerator, Reject
+from pipeline.records import Passage
 
 UNLIMITED = 10**6
 TYPES = ("2p", "3p", "pi", "2in", "inp", "pin", "pni")  # the unions draw kin at random: not exhaustive
@@ -31,9 +32,16 @@ def items(films, passages, type_name: str, checker: CorpusCheck, prune: bool) ->
     return kept, enumerator.rejections["corpus_pruned"]
 
 
+def with_a_missed_film(films, passages) -> CorpusCheck:
+    """The film graph's corpus plus a passage stating a film by Kubrick that the graph lacks: a real
+    miss for the check to prune on (the corpus alone states none)."""
+    shining = Passage("f-the-shining", "The Shining", "The Shining is a 1980 film by Stanley Kubrick.")
+    return CorpusCheck(films, passages | {shining.id: shining})
+
+
 @pytest.mark.parametrize("type_name", TYPES)
 def test_pruning_by_the_corpus_check_keeps_exactly_the_items_of_the_full_check(films, passages, type_name):
-    checker = CorpusCheck(films, passages)
+    checker = with_a_missed_film(films, passages)
     pruned, count = items(films, passages, type_name, checker, prune=True)
     full, _ = items(films, passages, type_name, checker, prune=False)
     assert pruned == full
@@ -41,6 +49,6 @@ def test_pruning_by_the_corpus_check_keeps_exactly_the_items_of_the_full_check(f
 
 def test_the_corpus_check_prunes_on_the_film_graph(films, passages):
     """So that the test above compares something."""
-    checker = CorpusCheck(films, passages)
+    checker = with_a_missed_film(films, passages)
     assert sum(items(films, passages, t, checker, prune=True)[1] for t in TYPES) > 0
     assert sum(len(items(films, passages, t, checker, prune=True)[0]) for t in TYPES) > 0
