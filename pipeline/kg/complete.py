@@ -53,6 +53,7 @@ that which who whom whose this these those it its his her their he she they also
 CUE_COVER = 0.9  # cue words are used only when they stand between the mentions of this share of statements
 MAX_CUES = 8  # at most this many cue words per relation; a relation needing more has none (any sentence counts)
 WEAK = frozenset({"mentions", "mentioned_in", "topic", "topic_of"})  # links that say nothing of a kind
+CLASS_RELATIONS = frozenset({"occupation", "instance_of"})  # to a class: the set reached is one of classes
 MAX_GAP = 8  # words between the mentions of one statement, at most, for its cue words to count
 MIN_ORDERED = 3  # statements a relation needs before the order of its mentions is read as its direction
 # "Southeast Europe" and "Southeastern Europe" name one region
@@ -77,6 +78,19 @@ def narrower(cls: str) -> frozenset[str]:
     todo = [spelled(cls)]
     while todo:
         for noun in contained[todo.pop()] - found:
+            found.add(noun)
+            todo.append(noun)
+    return frozenset(found - {spelled(cls)})
+
+
+@cache
+def broader(cls: str) -> frozenset[str]:
+    """Every class noun that contains `cls` by `classes.yaml` (not `cls` itself): chemist -> scientist."""
+    table = {spelled(noun): [spelled(w) for w in wider] for noun, wider in classes()["broader"].items()}
+    found: set[str] = set()
+    todo = [spelled(cls)]
+    while todo:
+        for noun in set(table.get(todo.pop(), ())) - found:
             found.add(noun)
             todo.append(noun)
     return frozenset(found - {spelled(cls)})
@@ -390,6 +404,8 @@ class CorpusCheck:
             members = set.intersection(*(project(kg, set(ss), r) for ss, r in conditions))
             if set.intersection(*(self._reach(ss, r) for ss, r in conditions)) - members:
                 return "corpus_other_member"
+            if self.use_classes and self._shared_broader(conditions, members):
+                return "corpus_other_member"
         elif conditions and self.beyond(*conditions[0]):
             return "corpus_other_member"
         for st in steps:
@@ -402,6 +418,18 @@ class CorpusCheck:
                 if any(self.meets_negation(m, backward, a) for a in sorted(negated) for m in sorted(sets[node])):
                     return "corpus_meets_negation"
         return None
+
+    def _shared_broader(self, conditions: list[tuple[frozenset[str], str]], members: set[str]) -> bool:
+        """Classes shared only through `classes.yaml`: "the occupations that an industrialist had and
+        Rockefeller had" lacks businessman, Rockefeller's own class and one the industrialist's contains.
+        True when a class outside the answers is stated for one condition and held by every other one,
+        stated or through a narrower class."""
+        if not all(r in CLASS_RELATIONS for _, r in conditions):
+            return False
+        reached = [{self.kg.label(c) for c in project(self.kg, set(ss), r)} for ss, r in conditions]
+        held = [labels.union(*map(broader, labels)) for labels in reached]
+        extra = set.intersection(*held) - {self.kg.label(m) for m in members}
+        return any(c in labels for c in extra for labels in reached)
 
     def _reach(self, sources: frozenset[str], relation: str) -> set[str]:
         """What the graph or the corpus text may reach from any of `sources` along `relation`."""

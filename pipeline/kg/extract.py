@@ -257,8 +257,8 @@ class _Corpus:
             kind = self.class_types.get(self._class(st.object) or "")
             if kind and kind != "OTHER":
                 yield kind, 1000  # the class decides
-        elif st.pattern in ("bear in", "die in", "nationality"):
-            yield "PERSON", 3
+        elif st.pattern == "nationality" or st.pattern in ("bear in", "die in") and st.object_type == "DATE":
+            yield "PERSON", 3  # a lifespan, not a verb: "Neoclassicism ... was born in Rome" makes no person
         elif (words := st.pattern.split())[0] == "be" and len(words) == 3 and self.class_types.get(words[1]) == "PLACE":
             yield "PLACE", 3  # "X is the capital and largest city of Y": X is a place
 

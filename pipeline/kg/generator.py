@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 EXTRACT_PROCESSES = 2  # spaCy processes for passages not yet in the extraction cache (a big corpus)
 ATTEMPTS_PER_ITEM = 400  # sampling budget per requested item before a type is reported short
 STALL = 4000  # consecutive failed attempts after which a type is taken as exhausted
+SINGLE_SHARE = 0.8  # at most this share of a walked type's items has its evidence in one passage, while others come
+DEFER_STALL = 200  # one-passage items set aside in a row after which the walk takes them as they come
 _PLACEHOLDER = re.compile(r"\?[A-Za-z][A-Za-z0-9_]*|\bR\d*\b")  # variables and relation placeholders
 
 _REASONS = {
@@ -67,6 +69,8 @@ _REASONS = {
     "vague_noun": "a set could only be called 'entities'",
     "noun_names_bridge": "the answers' noun is a bridge of the query, which gives the hop away",
     "nothing_asked": "a class listing whose only condition is the class itself ('Name the cloth that is a cloth')",
+    "class_bridge": "members of a set of classes ('the manufacturers that are none of the occupations of X')",
+    "duplicate_qrels": "another item of the type has the same answers, evidence and violating passages",
 }
 CORPUS_REASONS = ("corpus_other_member", "corpus_meets_negation", "corpus_narrower_class_member",
                   "corpus_narrower_class_negation")
@@ -198,6 +202,12 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
         sampler = Sampler(kg, plan, rng, config.max_answers, weights)
         draw = sampler.attempt
     items: list[Item] = []
+    judged: set[tuple] = set()  # (answers, evidence, violating) of the items kept: one item per set of qrels
+    # a walked type keeps room for evidence over 2-3 passages (ComLQ's variants): one-passage items past
+    # SINGLE_SHARE wait in `reserve` while the walk still finds others, and fill what is left at the end
+    reserve: list[Item] = []
+    single_cap = int(SINGLE_SHARE * config.per_type) if not isinstance(sampler, Enumerating) else None
+    deferred = 0  # one-passage items set aside in a row
     budget = ATTEMPTS_PER_ITEM * config.per_type
     attempts = failed = 0
     exhausted = False
@@ -213,11 +223,21 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
                 item = make_item(kg, grounding, config.seed, texts, checker)
             except Reject as reason:
                 sampler.rejections[str(reason)] += 1
+        if item is not None and (signature := (item.answers, item.evidence, item.violating)) in judged:
+            sampler.rejections["duplicate_qrels"] += 1  # a near-copy ("grandmasters that are not X" for many X)
+            item = None
         if item is None:
             failed += 1
             continue
-        failed = 0
+        judged.add(signature)
+        if single_cap is not None and item.n_passages == 1 and deferred < DEFER_STALL \
+                and sum(i.n_passages == 1 for i in items) >= single_cap:
+            reserve.append(item)
+            deferred += 1
+            continue
+        failed = deferred = 0
         items.append(item)
+    items += reserve[:config.per_type - len(items)]
     summary = {
         "requested": config.per_type, "generated": len(items), "attempts": attempts,
         "rejections": dict(sorted(sampler.rejections.items())),
@@ -233,6 +253,7 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
 
 
 TRANSITIVE = frozenset({"located_in", "location_of", "part_of", "has_part"})  # containment: X in Y in Z
+MEMBERSHIP = frozenset({"has_instance", "occupation_of"})  # from a class to its members
 
 
 def senseless(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer) -> str | None:
@@ -249,10 +270,14 @@ def senseless(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer) 
     # a bridge may hold an anchor of another branch ("born in France" holds Depardieu), not its own
     if anchors & (grounding.answers | removed) or any(below(n) & grounding.sets[n] for n in bridges):
         return "circular"  # "the capital of the country containing Bucharest"
+    if any(grounding.answers & grounding.sets[n] for n in bridges):
+        return "circular"  # "the country containing the capital of the country where Saint-Domingue is": Haiti
     for node, steps in plan.steps.items():
         moves = [(st, traversal(kg, st, grounding.relations[st.edge])) for st in steps]
         if not plan.is_anchor(node) and any(rel == "instance_of" for _, rel in moves):
             return "class_as_answer"
+        if any(rel in MEMBERSHIP and not plan.is_anchor(st.child) for st, rel in moves):
+            return "class_bridge"  # "entities that are one of the occupations of X" asks nothing a person would
         plain = [rel for st, rel in moves if not st.negated and not st.union and rel in TRANSITIVE]
         if len(plain) != len(set(plain)):
             return "transitive_repeat"  # "the country that lies in Central Africa and in Africa"

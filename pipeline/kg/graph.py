@@ -12,7 +12,7 @@ Triples can also come from a user file (`--triples`), one JSON object per line, 
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,9 +35,14 @@ class KnowledgeGraph:
     evidence: dict[tuple[str, str, str], tuple[Evidence, ...]] = field(default_factory=dict)  # sentences, read s -> o
     subjects: dict[str, tuple[str, ...]] = field(default_factory=dict)  # relation -> nodes with that out-edge
     labels: dict[str, str] = field(default_factory=dict)
+    definite: frozenset[str] = frozenset()  # names the text mostly writes after "the" ("the Taiping Rebellion")
 
     def label(self, node: str) -> str:
         return self.labels[node]
+
+    def named(self, node: str) -> str:
+        """The node's name as a question writes it: with "the" where the passages do."""
+        return f"the {self.labels[node]}" if node in self.definite else self.labels[node]
 
     def topic(self, node: str) -> str | None:
         return self.graph.nodes[node].get("topic")
@@ -56,6 +61,7 @@ class KnowledgeGraph:
         self.out = {n: {r: tuple(sorted(objs)) for r, objs in sorted(rels.items())} for n, rels in sorted(out.items())}
         self.subjects = {r: tuple(sorted(nodes)) for r, nodes in sorted(subjects.items())}
         self.labels = dict(self.graph.nodes(data="label"))
+        self.definite = _definite(self.evidence, self.labels)
         return self
 
     def stats(self) -> dict[str, object]:
@@ -64,6 +70,22 @@ class KnowledgeGraph:
             per_relation[relation] += 1
         return {"nodes": self.graph.number_of_nodes(), "edges": self.graph.number_of_edges(),
                 "edges_per_relation": dict(sorted(per_relation.items()))}
+
+
+def _definite(evidence: dict[tuple[str, str, str], tuple[Evidence, ...]], labels: dict[str, str]) -> frozenset[str]:
+    """Capitalised names that most of their mentions write after "the" (every fact is stored both ways,
+    so each mention is counted once, as a subject)."""
+    the: Counter[str] = Counter()
+    seen: Counter[str] = Counter()
+    for (s, _, _), statements in evidence.items():
+        for e in statements:
+            at = e.sentence.find(e.subject_mention)
+            if at < 0:
+                continue
+            seen[s] += 1
+            the[s] += e.subject_mention.lower().startswith("the ") or e.sentence[:at].lower().endswith("the ")
+    return frozenset(n for n, count in the.items() if 2 * count > seen[n] and labels.get(n, "")[:1].isupper()
+                     and not labels[n].lower().startswith("the "))
 
 
 def build_graph(facts: Iterable[Fact], labels: dict[str, str], inverses: dict[str, str],

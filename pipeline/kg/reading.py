@@ -26,12 +26,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import NamedTuple
+
+import yaml
 
 from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
+from pipeline.resources import package_data
 
-VERSION = "reading-7"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-8"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -42,6 +46,11 @@ _PREPOSITIONS = {"in", "at", "of", "for", "from", "to", "with", "into", "on", "u
 _NOUN_PREPOSITIONS = {"of", "in", "to", "for", "on"}
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
 _RELATIVE = {"who", "which", "that", "whom", "whose"}
+_NO_ENTITY = {"PhD", "Ph.D.", "Ph.D", "doctorate", "BA", "MA", "BSc", "MSc", "MD"}  # degrees NER names: "received her PhD"
+_COLLECTIVE = {"series", "chain", "pair", "cluster", "string", "sequence"}  # "a series of X" names no class
+MAX_CHAIN = 2  # pronoun sentences that may follow the sentence naming the passage's subject
+_LIST_VERBS = {"border"}  # verbs whose objects come as a list with a direction each
+_DIRECTIONS = {f"{a}{b}" for a in ("", "north", "south") for b in ("", "east", "west")} - {""}
 _YEAR = re.compile(r"(?<![\d.,])(\d{3,4})(?![\d,]|s\b)(?:\s*(BC|BCE|AD|CE)\b)?|(?<![\d.,])(\d{1,2})\s*(BC|BCE)\b")
 _DECADE = re.compile(r"\b(\d{3}0)s\b")
 _CENTURY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)[- ]century(?:\s*(BC|BCE))?", re.IGNORECASE)
@@ -106,12 +115,15 @@ class _Reader:
     def __init__(self, title: str, doc) -> None:
         self.title, self.doc = title, doc
         self.sentences: list[str] = []
-        self.sentence_index: dict[int, int] = {}  # doc sentence start -> index in self.sentences
+        self.sentence_index: dict[tuple[int, int], int] = {}  # evidence span (tokens) -> index in self.sentences
         self.statements: list[list] = []
         self.names: list[list] = []
         self.mentions: dict[int, Mention] = {}  # token index -> mention covering it
         self.self_types: list[str] = []  # NER types of the mentions of the passage's subject
+        self.pronouns: set[int] = set()  # tokens of subject pronouns that name the passage's subject
+        self.antecedents: dict[int, int] = {}  # sentence start -> start of the sentence before, which names it
         self._mentions()
+        self._pronouns()
 
     # mentions ---------------------------------------------------------------------------
     def _mentions(self) -> None:
@@ -119,7 +131,9 @@ class _Reader:
             kind = ENTITY_TYPES.get(ent.label_)
             if kind:
                 span = _whole_name(ent)
-                self._add(Mention(_normalise(span.text), kind, span.text, span.start, span.end))
+                name = _normalise(span.text)
+                if name not in _NO_ENTITY:
+                    self._add(Mention(name, kind, span.text, span.start, span.end))
         if self.title:
             for alias in sorted(self._aliases(), key=len, reverse=True):
                 for match in re.finditer(rf"(?<!\w){re.escape(alias)}(?!\w)", self.doc.text):
@@ -127,7 +141,8 @@ class _Reader:
 
     def _aliases(self) -> set[str]:
         """The names of the passage's subject: its title, the name its first sentence opens with
-        when that holds the title ("Irwin Allen Ginsberg"), and then a person's surname."""
+        when that holds the title ("Irwin Allen Ginsberg") or is "known as" the title, then a
+        person's surname, or else the title's head noun after "the" ("the Strait" in "Bering Strait")."""
         aliases = {bare_title(self.title)}
         first = next(iter(self.doc.sents), None)
         if first is None:
@@ -138,14 +153,58 @@ class _Reader:
             if _holds_title(name, self.title):
                 aliases.add(name)
                 break
+        person = False
         for mention in opening:  # "Sir Alfred Joseph Hitchcock": a title or two may come first
             if mention.type in ("PERSON", "ORG", "PLACE", "WORK", "EVENT") and _holds_title(mention.text, self.title):
                 aliases.update((mention.name, mention.text))
                 words = bare_title(self.title).split()
-                if mention.type == "PERSON" and len(words) >= 2 and words[-1].isalpha():
+                person = mention.type == "PERSON"
+                if person and len(words) >= 2 and words[-1].isalpha():
                     aliases.add(words[-1])  # "Vesalius"
                 break
+        else:
+            if (known := self._known_as(first)) is not None:  # "Armand Jean du Plessis, ..., known as Cardinal Richelieu"
+                aliases.update((known.name, known.text))
+                person = known.type == "PERSON"
+        words = bare_title(self.title).split()
+        if not person and len(words) >= 2 and words[-1].isalpha() and words[-1][0].isupper():
+            aliases.update((f"the {words[-1]}", f"The {words[-1]}"))  # "The Strait is named after Vitus Bering"
         return aliases
+
+    def _known_as(self, first) -> Mention | None:
+        """The name a first sentence's subject opens with when the subject phrase says it is "known as"
+        the title: that name is the article's too."""
+        subject = next((t for t in first.root.children if t.dep_ == "nsubj"), None)
+        if subject is None or subject.left_edge.i != first.start:
+            return None
+        phrase = self.doc[first.start:subject.right_edge.i + 1].text
+        title = re.escape(bare_title(self.title))
+        if not re.search(rf"\b(?:known|called|styled|[Ll]atini[sz]ed|[Aa]nglici[sz]ed) as (?:the )?{title}(?!\w)", phrase):
+            return None
+        opening = self.mentions.get(first.start)
+        return opening if opening is not None and opening.type in ("PERSON", "ORG", "PLACE", "WORK", "EVENT") else None
+
+    def _pronouns(self) -> None:
+        """"He", "She" (a person's article) or "It" (any other) as the subject of a sentence whose
+        previous sentence has the passage's subject as its subject: "Robert Mugabe was a Zimbabwean
+        politician. [...] He also led the Zimbabwe African National Union". The mention keeps the name
+        that sentence gives, and its statements are evidenced by both sentences (`state`)."""
+        person = "PERSON" in self.self_types
+        named = None  # (start, mention) of the last sentence that names the passage's subject as its subject
+        chain = 0  # sentences since, each with the pronoun as its subject
+        for sentence in self.doc.sents:
+            subject = next((t for t in sentence.root.children if t.dep_ in ("nsubj", "nsubjpass")), None)
+            mention = self.mention(subject) if subject is not None else None
+            if mention is not None and mention.type == SELF:
+                named, chain = (sentence.start, mention), 0
+            elif mention is None and subject is not None and named is not None and chain < MAX_CHAIN \
+                    and subject.lower_ in (("he", "she") if person else ("it",)):
+                self.pronouns.add(subject.i)
+                self.antecedents[sentence.start] = named[0]
+                self.mentions[subject.i] = Mention(self.title, SELF, named[1].text, subject.i, subject.i + 1)
+                chain += 1
+            else:
+                named = None
 
     def _alias_at(self, alias: str, start_char: int, end_char: int) -> None:
         span = self.doc.char_span(start_char, end_char, alignment_mode="expand")
@@ -187,11 +246,14 @@ class _Reader:
     def state(self, subject: Mention, pattern: str, obj: Mention, sentence) -> None:
         if subject.name == obj.name or not subject.name or not obj.name:
             return
-        if subject.text not in sentence.text or obj.text not in sentence.text:
+        # a pronoun's statement is evidenced by its sentence together with the one before, which names it
+        start = self.antecedents[sentence.start] if subject.start in self.pronouns else sentence.start
+        text = self.doc[start:sentence.end].text
+        if subject.text not in text or obj.text not in text:
             return  # a name across a sentence break the parser put inside it: no evidence
-        index = self.sentence_index.setdefault(sentence.start, len(self.sentences))
+        index = self.sentence_index.setdefault((start, sentence.end), len(self.sentences))
         if index == len(self.sentences):
-            self.sentences.append(sentence.text)
+            self.sentences.append(text)
         self.statements.append([index, subject.name, subject.type, subject.text, pattern, obj.name, obj.type, obj.text])
 
     def reading(self) -> dict:
@@ -293,9 +355,37 @@ class _Reader:
                     # "X founded Y in 1850" dates Y, as "Y was founded in 1850" does, and not X
                     for subject in objects if obj.type == "DATE" and objects else subjects:
                         self.state(subject, f"{verb_lemma} {child.lower_}", obj, sentence)
-        for agent in self._agents(verb) if passive else ():  # read actively: "directed by K" -> K direct X
+        agents = self._agents(verb) if passive else []
+        if verb_lemma in _LIST_VERBS and (agents or objects):  # "bordered by A and B to the north, C to the west"
+            agents += [m for m in self._listed_places(verb) if m not in agents and m not in objects]
+        for agent in agents:  # read actively: "directed by K" -> K direct X
             for patient in subjects:
                 self.state(agent, verb_lemma, patient, sentence)
+
+    def _listed_places(self, verb) -> list[Mention]:
+        """Places a bordering verb lists after its first object, each with its own direction
+        ("A to the north, B to the northwest and C to the south"), which the parse hangs anywhere
+        below the verb: every place to the right of the verb whose path up to it passes only
+        through places, direction nouns and the prepositions "by" and "to" (never "of", "at", "in":
+        "the Gulf of Fonseca" is where, "an inlet of the Caribbean Sea" what)."""
+        found: list[Mention] = []
+        for token in verb.subtree:
+            mention = self.mention(token)
+            if token.i <= verb.i or mention is None or mention.type != "PLACE" or mention in found:
+                continue
+            if token.i != mention.end - 1 and self.mention(token.head) is mention:
+                continue  # a word inside the name; its head word is checked instead
+            node, ok = token, True
+            while node.i != verb.i and ok:
+                head = node.head
+                ok = (head.i == verb.i or head.lower_ in ("by", "to") and head.dep_ in ("prep", "agent", "conj")
+                      or head.lower_ in _DIRECTIONS or (self.mention(head) or mention).type == "PLACE"
+                      and self.mention(head) is not None) and not (node.dep_ == "pobj" and head.lower_ not in
+                                                                   ("by", "to"))
+                node = head
+            if ok:
+                found.append(mention)
+        return found
 
     def _objects(self, pobj) -> Iterator[Mention]:
         """The mentions a prepositional object names, a date as its year ("in 1850" -> 1850)."""
@@ -440,13 +530,26 @@ def _class_head(noun):
             for pobj in (c for c in prep.children if c.dep_ == "pobj"):
                 return pobj
         return None
+    if noun.lower_ in _COLLECTIVE and any(c.dep_ == "prep" and c.lower_ == "of" for c in noun.children):
+        return None  # "a series of military campaigns" is neither a series (a work) nor a campaign
     return noun if noun.tag_ in ("NN", "NNS") else None
 
 
 def _class_name(noun) -> str:
-    """A class noun with the compound noun before it ("film director", "rock band"), singular."""
+    """A class noun with the compound noun before it ("film director", "rock band"), or the adjective
+    before it when the two are a listed class ("civil servant"), singular."""
     words = [lemma(noun)]
-    compounds = [c for c in noun.children if c.dep_ == "compound" and c.i == noun.i - 1 and c.tag_ in ("NN", "NNS")]
-    if compounds:
-        words.insert(0, compounds[0].lower_)
+    before = [c for c in noun.children if c.i == noun.i - 1 and (
+        c.dep_ == "compound" and c.tag_ in ("NN", "NNS")
+        or c.dep_ == "amod" and f"{c.lower_} {words[0]}" in listed_classes())]
+    if before:
+        words.insert(0, before[0].lower_)
     return " ".join(words)
+
+
+@cache
+def listed_classes() -> frozenset[str]:
+    """Every class phrase of vocabulary.yaml's lists."""
+    vocab = yaml.safe_load(package_data("pipeline", "kg/vocabulary.yaml").read_text(encoding="utf-8"))
+    keys = ("occupations", "place_classes", "work_classes", "other_classes", "org_classes", "event_classes")
+    return frozenset(c for key in keys for c in vocab[key])

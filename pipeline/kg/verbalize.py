@@ -205,6 +205,11 @@ class Verbalizer:
             return specific[0], None
         raise Reject("no_noun")  # no class, topic or relation noun holds for the whole set
 
+    def _people(self, node: str) -> bool:
+        """Is every member of the node's set a person (one with an occupation or a nationality)?"""
+        return all(self.kg.neighbours(m, "occupation") or self.kg.neighbours(m, "nationality")
+                   for m in self.g.sets[node])
+
     def _rel(self, step: Step) -> str:
         return traversal(self.kg, step, self.g.relations[step.edge])
 
@@ -217,7 +222,7 @@ class Verbalizer:
     def _source(self, step: Step) -> tuple[str, bool, bool]:
         """The phrase for the child's set, whether it is nested (not an anchor's name), its number."""
         if self.plan.is_anchor(step.child):
-            return self.kg.label(self.g.anchors[step.child]), False, False
+            return self.kg.named(self.g.anchors[step.child]), False, False
         return "the " + self.np(step.child, inner=True), True, self._many(step.child)
 
     def np(self, node: str, many: bool | None = None, inner: bool = False) -> str:
@@ -265,16 +270,21 @@ class Verbalizer:
         many, noun = self._many(target), self.noun(target)
         options = self.questions["questions"]
         be = ("is", "are")[many]
+        people = self._people(target)
         if not self.plan.is_projection(target):
             self.bare = True
             conds = self.conds(target, many)
-            wording = self.rng.choice(options["compound"] + (options["bare"] if self.bare else []))
+            compound = options["compound_people" if people else "compound"]
+            wording = self.rng.choice(_number(compound, many) + (options["bare"] if self.bare else []))
             return wording.format(noun=noun[many], conds=conds, be=be)
         step = self.plan.steps[target][0]
         template, name = self._template(self._rel(step))
         own = _as_list(template.get("question" if self.plan.is_anchor(step.child) else "question_nested", []))
-        generic = options["projection"] if template.get("generic_questions", True) or not own else []
-        wording = self.rng.choice(generic + own)
+        if noun != nouns(template["noun"]) and self._carries_noun(step):
+            own = [q for q in own if "{noun}" in q]  # the form says "countries led by X": not "What did X lead?"
+        generic = options["projection_people" if people else "projection"] \
+            if template.get("generic_questions", True) or not own else []
+        wording = self.rng.choice(_number(generic, many) + own)
         if "{np}" in wording:
             return wording.format(np=self.np(target), be=be)
         x, nested, x_many = self._source(step)
@@ -351,6 +361,11 @@ def _text(template: dict, key: str, nested: bool, other_noun: bool) -> str | lis
         cond = template.get("cond_nested", template["cond"]) if nested else template["cond"]
         return ["{noun} that " + c for c in _as_list(cond)]
     return text
+
+
+def _number(wordings: list[str], many: bool) -> list[str]:
+    """"List the ..." asks for several: not for a set of one."""
+    return wordings if many else [w for w in wordings if not w.startswith("List ")]
 
 
 def _as_list(text: str | list[str]) -> list[str]:
