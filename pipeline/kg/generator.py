@@ -258,20 +258,10 @@ MEMBERSHIP = frozenset({"has_instance", "occupation_of"})  # from a class to its
 
 def senseless(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer) -> str | None:
     """Why a well-formed grounding still makes a bad question (found by reading items), or None."""
-    plan, anchors = grounding.plan, set(grounding.anchors.values())
+    plan = grounding.plan
     bridges = [n for n in plan.steps if not plan.is_anchor(n) and n != plan.target]
-    removed = verbalizer.positive[plan.target] - grounding.answers  # what the negations take away
-
-    def below(node: str) -> set[str]:  # the anchors a node's set is reached from
-        if plan.is_anchor(node):
-            return {grounding.anchors[node]}
-        return set().union(*(below(st.child) for st in plan.steps[node]))
-
-    # a bridge may hold an anchor of another branch ("born in France" holds Depardieu), not its own
-    if anchors & (grounding.answers | removed) or any(below(n) & grounding.sets[n] for n in bridges):
-        return "circular"  # "the capital of the country containing Bucharest"
-    if any(grounding.answers & grounding.sets[n] for n in bridges):
-        return "circular"  # "the country containing the capital of the country where Saint-Domingue is": Haiti
+    if _circular(grounding, bridges, verbalizer.positive[plan.target] - grounding.answers):
+        return "circular"
     for node, steps in plan.steps.items():
         moves = [(st, traversal(kg, st, grounding.relations[st.edge])) for st in steps]
         if not plan.is_anchor(node) and any(rel == "instance_of" for _, rel in moves):
@@ -293,6 +283,22 @@ def senseless(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer) 
     if plan.type == "1p" and verbalizer.absorbed(plan.target) is not None:
         return "nothing_asked"
     return None
+
+
+def _circular(grounding: Grounding, bridges: list[str], removed: set[str]) -> bool:
+    """Does the query answer itself: an anchor among the answers or what the negations remove
+    ("the capital of the country containing Bucharest"), an anchor in a bridge it is reached from
+    (a bridge may hold an anchor of another branch: "born in France" holds Depardieu), or an answer
+    in a bridge ("the country containing the capital of the country where Saint-Domingue is": Haiti)?"""
+    plan, anchors = grounding.plan, set(grounding.anchors.values())
+
+    def below(node: str) -> set[str]:  # the anchors a node's set is reached from
+        if plan.is_anchor(node):
+            return {grounding.anchors[node]}
+        return set().union(*(below(st.child) for st in plan.steps[node]))
+
+    return bool(anchors & (grounding.answers | removed)) or any(
+        below(n) & grounding.sets[n] or grounding.answers & grounding.sets[n] for n in bridges)
 
 
 def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mapping[str, str] | None = None,

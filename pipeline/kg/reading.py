@@ -46,7 +46,8 @@ _PREPOSITIONS = {"in", "at", "of", "for", "from", "to", "with", "into", "on", "u
 _NOUN_PREPOSITIONS = {"of", "in", "to", "for", "on"}
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
 _RELATIVE = {"who", "which", "that", "whom", "whose"}
-_NO_ENTITY = {"PhD", "Ph.D.", "Ph.D", "doctorate", "BA", "MA", "BSc", "MSc", "MD"}  # degrees NER names: "received her PhD"
+# degrees NER takes for names: "received her PhD"
+_NO_ENTITY = {"PhD", "Ph.D.", "Ph.D", "doctorate", "BA", "MA", "BSc", "MSc", "MD"}
 _COLLECTIVE = {"series", "chain", "pair", "cluster", "string", "sequence"}  # "a series of X" names no class
 MAX_CHAIN = 2  # pronoun sentences that may follow the sentence naming the passage's subject
 _LIST_VERBS = {"border"}  # verbs whose objects come as a list with a direction each
@@ -163,7 +164,8 @@ class _Reader:
                     aliases.add(words[-1])  # "Vesalius"
                 break
         else:
-            if (known := self._known_as(first)) is not None:  # "Armand Jean du Plessis, ..., known as Cardinal Richelieu"
+            # "Armand Jean du Plessis, ..., known as Cardinal Richelieu"
+            if (known := self._known_as(first)) is not None:
                 aliases.update((known.name, known.text))
                 person = known.type == "PERSON"
         words = bare_title(self.title).split()
@@ -179,7 +181,8 @@ class _Reader:
             return None
         phrase = self.doc[first.start:subject.right_edge.i + 1].text
         title = re.escape(bare_title(self.title))
-        if not re.search(rf"\b(?:known|called|styled|[Ll]atini[sz]ed|[Aa]nglici[sz]ed) as (?:the )?{title}(?!\w)", phrase):
+        said = r"(?:known|called|styled|[Ll]atini[sz]ed|[Aa]nglici[sz]ed)"
+        if not re.search(rf"\b{said} as (?:the )?{title}(?!\w)", phrase):
             return None
         opening = self.mentions.get(first.start)
         return opening if opening is not None and opening.type in ("PERSON", "ORG", "PLACE", "WORK", "EVENT") else None
