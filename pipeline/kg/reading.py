@@ -133,12 +133,25 @@ class _Reader:
             if kind:
                 span = _whole_name(ent)
                 name = _normalise(span.text)
-                if name not in _NO_ENTITY:
+                # "first university statistics department", "Zaporozhian Cossacks as Hetman": no name
+                if name not in _NO_ENTITY and (kind == "DATE" or re.search(r"[A-Z]", name) and " as " not in name):
                     self._add(Mention(name, kind, span.text, span.start, span.end))
+        self._full_names()
         if self.title:
             for alias in sorted(self._aliases(), key=len, reverse=True):
                 for match in re.finditer(rf"(?<!\w){re.escape(alias)}(?!\w)", self.doc.text):
                     self._alias_at(alias, match.start(), match.end())
+
+    def _full_names(self) -> None:
+        """A one-word person mention that ends a longer person mention of the same passage is that
+        person ("directed by Federico Fellini and written by Fellini, Ennio Flaiano, ...")."""
+        full: dict[str, set[str]] = {}
+        for m in set(self.mentions.values()):
+            if m.type == "PERSON" and " " in m.name:
+                full.setdefault(m.name.split()[-1], set()).add(m.name)
+        for i, m in list(self.mentions.items()):
+            if m.type == "PERSON" and " " not in m.name and len(full.get(m.name, ())) == 1:
+                self.mentions[i] = Mention(next(iter(full[m.name])), m.type, m.text, m.start, m.end)
 
     def _aliases(self) -> set[str]:
         """The names of the passage's subject: its title, the name its first sentence opens with
@@ -461,15 +474,22 @@ class _Reader:
         head = _class_head(noun)
         if head is None:
             return
-        nouns = [head, *(c for c in head.conjuncts if c.tag_ in ("NN", "NNS"))]
-        # "the capital and largest city of Algeria": the prepositions of the last noun serve all
-        preps = [c for n in nouns for c in n.children if c.dep_ == "prep" and c.lower_ in _NOUN_PREPOSITIONS]
-        for prep in preps:
-            for pobj in (c for c in prep.children if c.dep_ == "pobj"):
-                for obj in self.arguments(pobj):
-                    if obj.type == "DATE":
-                        continue
-                    for n in nouns:
+        # "the founder of X and the first King of Siam": a listed class noun may be capitalised
+        nouns = [n for n in (head, *head.conjuncts) if n.tag_ in ("NN", "NNS") or n is not head and n.tag_ == "NNP"
+                 and n.lower_ in listed_classes()]
+        # "one of the most prominent rulers of late medieval Eastern Europe" ranks; it says not what he ruled
+        ranked = any(c.tag_ == "JJS" or c.dep_ == "amod" and any(g.lower_ == "most" for g in c.children)
+                     for c in head.children)
+        if head is not noun and ranked and lemma(head) in _vocabulary()["occupations"]:
+            return
+        # "the capital and largest city of Algeria": a noun without prepositions of its own takes the last
+        # noun's; one with its own keeps them ("the founder of X and the first King of Siam")
+        own = {n: [c for c in n.children if c.dep_ == "prep" and c.lower_ in _NOUN_PREPOSITIONS] for n in nouns}
+        shared = next((own[n] for n in reversed(nouns) if own[n]), [])
+        for n in nouns:
+            for prep in own[n] or shared:
+                for obj in (m for c in prep.children if c.dep_ == "pobj" for m in self.arguments(c)):
+                    if obj.type != "DATE":
                         for subject in subjects:
                             self.state(subject, f"be {lemma(n)} {prep.lower_}", obj, sentence)
 
@@ -551,8 +571,12 @@ def _class_name(noun) -> str:
 
 
 @cache
+def _vocabulary() -> dict:
+    return yaml.safe_load(package_data("pipeline", "kg/vocabulary.yaml").read_text(encoding="utf-8"))
+
+
+@cache
 def listed_classes() -> frozenset[str]:
     """Every class phrase of vocabulary.yaml's lists."""
-    vocab = yaml.safe_load(package_data("pipeline", "kg/vocabulary.yaml").read_text(encoding="utf-8"))
     keys = ("occupations", "place_classes", "work_classes", "other_classes", "org_classes", "event_classes")
-    return frozenset(c for key in keys for c in vocab[key])
+    return frozenset(c for key in keys for c in _vocabulary()[key])

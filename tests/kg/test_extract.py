@@ -281,3 +281,14 @@ def test_a_british_spelling_of_a_class_is_the_same_class(tmp_path):
     facts = facts_of(passages, tmp_path)
     assert {("Alberto Giacometti", "occupation", "draftsman"),
             ("Henri de Toulouse-Lautrec", "occupation", "draftsman")} <= facts, facts
+
+
+def test_gendered_forms_and_synonyms_of_a_class_are_one_class(tmp_path):
+    passages = {p.id: p for p in (
+        Passage("p1", "Ingrid Bergman", "Ingrid Bergman was a Swedish actress."),
+        Passage("p2", "Toshiro Mifune", "Toshiro Mifune was a Japanese actor and producer."),
+        Passage("p3", "Antoine de Saint-Exupéry", "Antoine de Saint-Exupéry was a French writer and aviator."),
+        Passage("p4", "Yuri Gagarin", "Yuri Gagarin was a Soviet pilot and cosmonaut."))}
+    found = facts_of(passages, tmp_path)
+    assert {("Ingrid Bergman", "occupation", "actor"), ("Toshiro Mifune", "occupation", "actor"),
+            ("Antoine de Saint-Exupéry", "occupation", "pilot"), ("Yuri Gagarin", "occupation", "pilot")} <= found

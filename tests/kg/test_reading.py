@@ -216,3 +216,24 @@ def test_a_series_of_things_is_no_class_and_a_degree_no_entity():
     found = {t[:3] for t in read("Barbara McClintock", "Barbara McClintock was an American scientist. McClintock "
                                  "received her PhD in botany from Cornell University in 1927.")}
     assert not {t for t in found if t[2] == "PhD"}
+
+
+def test_nouns_of_a_copula_keep_their_own_prepositions_and_a_rank_states_no_rule():
+    found = {t[:3] for t in read("Phutthayotfa Chulalok", "Phutthayotfa Chulalok was the founder of the Rattanakosin "
+                                 "Kingdom and the first King of Siam.")}
+    assert ("Phutthayotfa Chulalok", "be founder of", "Rattanakosin Kingdom") in found
+    assert ("Phutthayotfa Chulalok", "be king of", "Rattanakosin Kingdom") not in found
+    found = {t[:3] for t in read("Algiers", "Algiers is the capital and largest city of Algeria.")}
+    assert {("Algiers", "be capital of", "Algeria"), ("Algiers", "be city of", "Algeria")} <= found
+    found = {t[:3] for t in read("Stephen the Great", "Stephen the Great was a Moldavian prince. He was one of the "
+                                 "most prominent rulers of late medieval Eastern Europe.")}
+    assert not {t for t in found if t[1] == "be ruler of"}
+
+
+def test_a_surname_is_the_full_name_the_passage_gives_and_junk_spans_name_nothing():
+    found = {t[:3] for t in read("La Dolce Vita", "La Dolce Vita is a 1960 comedy-drama film directed by Federico "
+                                 "Fellini and written by Fellini, Ennio Flaiano and Tullio Pinelli.")}
+    assert ("Federico Fellini", "write", "La Dolce Vita") in found
+    found = {t[:3] for t in read("Francis Galton", "Francis Galton was an English polymath. He founded the world's "
+                                 "first university statistics department at University College London.")}
+    assert not {t for t in found if t[2].startswith("first")}
