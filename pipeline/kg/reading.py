@@ -35,7 +35,7 @@ from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 from pipeline.resources import package_data
 
-VERSION = "reading-8"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-9"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
