@@ -197,8 +197,15 @@ class _Reader:
         said = r"(?:known|called|styled|[Ll]atini[sz]ed|[Aa]nglici[sz]ed)"
         if not re.search(rf"\b{said} as (?:the )?{title}(?!\w)", phrase):
             return None
-        opening = self.mentions.get(first.start)
-        return opening if opening is not None and opening.type in ("PERSON", "ORG", "PLACE", "WORK", "EVENT") else None
+        opening = next((self.mentions[i] for i in range(first.start, min(first.start + 3, subject.i + 1))
+                        if i in self.mentions), None)  # "Mu'izz | al-Din Muhammad ibn Sam": NER may start late
+        if opening is None or opening.type not in ("PERSON", "ORG", "PLACE", "WORK", "EVENT"):
+            return None
+        words = self.doc[first.start:subject.i + 1]  # the whole name NER may have cut: "Israel | ben Eliezer"
+        if subject.i >= opening.end and not any(t.is_punct for t in words) and all(
+                t.is_title or t.is_lower and t.dep_ == "compound" for t in words[:1]):
+            return Mention(_normalise(words.text), opening.type, words.text, words.start, words.end)
+        return opening
 
     def _pronouns(self) -> None:
         """"He", "She" (a person's article) or "It" (any other) as the subject of a sentence whose

@@ -237,3 +237,9 @@ def test_a_surname_is_the_full_name_the_passage_gives_and_junk_spans_name_nothin
     found = {t[:3] for t in read("Francis Galton", "Francis Galton was an English polymath. He founded the world's "
                                  "first university statistics department at University College London.")}
     assert not {t for t in found if t[2].startswith("first")}
+
+
+def test_a_name_ner_cut_is_whole_when_it_is_known_as_the_title():
+    found = {t[:4] for t in read("Baal Shem Tov", "Israel ben Eliezer, known as the Baal Shem Tov or BeShT, was a "
+                                 "Jewish mystic and healer from Poland.")}
+    assert ("Baal Shem Tov", "is a", "mystic", "Israel ben Eliezer") in found
