@@ -19,8 +19,10 @@ def _server(args: argparse.Namespace) -> int:
     elif args.action == "start":
         server.start(config)
         print(server.admin_login(config))
-        print("next: `comlq review annotators add EMAIL` for each annotator, then `comlq review push RUN`; "
-              "`comlq review token save` once for scheduled runs (`comlq serve start`)")
+        given = f" --config {args.config}" if args.config else ""
+        print(f"next: `comlq review annotators add EMAIL{given}` for each annotator, then "
+              f"`comlq review push RUN{given}`; for scheduled runs `comlq serve start{given}` (it keeps the token "
+              "in a Prefect Secret block)")
     elif args.action == "stop":
         server.stop(config)
     else:
