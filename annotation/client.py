@@ -80,8 +80,10 @@ def service_errors(url: str, config: ReviewConfig | None = None) -> Iterator[Non
         raise _failure(exc.status_code)(f"Label Studio at {url} answered {exc.status_code}: {body[:300]}") from None
 
 
-def connect(config: ReviewConfig) -> LabelStudio:
-    client = LabelStudio(base_url=config.url.rstrip("/"), api_key=api_token(config), timeout=TIMEOUT)
+def connect(config: ReviewConfig, token: str | None = None) -> LabelStudio:
+    """A client of the server at review.url with `token` (default: $review.token_env), checked:
+    an unreachable server or a rejected token is a one-line error here, before any work."""
+    client = LabelStudio(base_url=config.url.rstrip("/"), api_key=token or api_token(config), timeout=TIMEOUT)
     with service_errors(config.url, config):
         # fail here, before any work, when the server is down (no SDK retries) or the token wrong
         httpx.get(f"{config.url.rstrip('/')}/health", timeout=10.0).raise_for_status()

@@ -8,6 +8,7 @@ check), with its database in `config.review.data_dir`.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import shutil
@@ -25,7 +26,10 @@ import httpx
 
 from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
+from pipeline.progress import Progress
 from pipeline.services.process import ManagedProcess
+
+_log = logging.getLogger(__name__).info  # where start/stop/install say what they do (the CLI shows it)
 
 LS_REQUIREMENT = "label-studio==1.23.2"
 VENV_ENV = "COMLQ_LS_VENV"
@@ -62,7 +66,7 @@ def venv_path() -> Path:
     return Path(os.environ.get(VENV_ENV) or DEFAULT_VENV).absolute()
 
 
-def ensure_installed(venv: Path | None = None, log: Callable[[str], None] = print) -> Path:
+def ensure_installed(venv: Path | None = None, log: Callable[[str], None] = _log) -> Path:
     """The `label-studio` executable, installing the server into its own venv the first time."""
     venv = venv or venv_path()
     exe = venv / "bin" / "label-studio"
@@ -72,7 +76,7 @@ def ensure_installed(venv: Path | None = None, log: Callable[[str], None] = prin
         log(f"installing {LS_REQUIREMENT} into {venv} (once; takes a few minutes)")
         _run([sys.executable, "-m", "venv", str(venv)], "creating the venv")
         _run([str(venv / "bin" / "pip"), "install", "--quiet", "--upgrade", "pip"], "upgrading pip")
-        _run([str(venv / "bin" / "pip"), "install", "--quiet", LS_REQUIREMENT], f"pip install {LS_REQUIREMENT}")
+        _pip_install(venv, LS_REQUIREMENT)
         marker.write_text(LS_REQUIREMENT + "\n")
     if not (venv / TEMPLATE_DB).is_file():
         _build_template(exe, venv / TEMPLATE_DB, log)
@@ -84,6 +88,26 @@ def _run(command: list[str], what: str, env: dict[str, str] | None = None) -> No
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
         raise ComlqError(f"Label Studio setup failed while {what}: {tail[0]}")
+
+
+def _pip_install(venv: Path, requirement: str) -> None:
+    """pip install `requirement` into `venv`, one progress step per package pip collects (Label
+    Studio brings about 150; the whole install takes a few minutes)."""
+    command = [str(venv / "bin" / "pip"), "install", "--progress-bar", "off", requirement]
+    with Progress(f"installing {requirement}", unit="package", estimate=False) as bar:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        tail: list[str] = []
+        assert process.stdout is not None
+        for line in process.stdout:
+            tail = [*tail[-19:], line.rstrip()]
+            if line.startswith("Collecting "):
+                bar.update()
+                bar.set_postfix_str(line.split()[1])
+            elif line.startswith("Installing collected packages"):
+                bar.set_postfix_str(f"installing {bar.n} packages")
+        if process.wait() != 0:
+            last = next((t for t in reversed(tail) if t.strip()), f"exit code {process.returncode}")
+            raise ComlqError(f"Label Studio setup failed while running pip install {requirement}: {last.strip()}")
 
 
 def _build_template(exe: Path, target: Path, log: Callable[[str], None]) -> None:
@@ -199,7 +223,7 @@ def server_env(config: ReviewConfig, server: Server) -> dict[str, str]:
     return env
 
 
-def start(config: ReviewConfig, timeout: float = 300.0, log: Callable[[str], None] = print) -> int:
+def start(config: ReviewConfig, timeout: float = 300.0, log: Callable[[str], None] = _log) -> int:
     """Start the server (installing it when missing), wait for /health and check the API token;
     returns its pid. A server already started from this data dir is waited for, never started twice."""
     server = Server.from_config(config)
@@ -226,7 +250,8 @@ def start(config: ReviewConfig, timeout: float = 300.0, log: Callable[[str], Non
     command = [str(exe.with_name("python")), str(launcher), "start", "--no-browser", "--data-dir", str(server.data_dir),
                "--internal-host", server.host, "--port", str(server.port), "--enable-legacy-api-token"]
     process = server.process.spawn(command, env=env)
-    if _wait_healthy(server, timeout, running=lambda: process.poll() is None):
+    log(f"starting Label Studio at {server.url} (pid {process.pid}; its log: {server.log_file})")
+    if _wait_healthy(server, timeout, running=lambda: process.poll() is None, progress=True):
         _check_token(config, server)  # the server keeps running: the token is what needs fixing
         log(f"Label Studio running at {server.url} (pid {process.pid}, data in {server.data_dir})")
         return process.pid
@@ -236,19 +261,23 @@ def start(config: ReviewConfig, timeout: float = 300.0, log: Callable[[str], Non
     raise ComlqError(f"Label Studio did not answer {server.url}/health within {timeout:.0f} s; see {server.log_file}")
 
 
-def _wait_healthy(server: Server, timeout: float, running: Callable[[], bool]) -> bool:
-    """Poll /health until it answers (True), or until the server process ends or `timeout` passes (False)."""
-    deadline = time.monotonic() + timeout
-    while running():
-        if server.healthy():
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.5)
+def _wait_healthy(server: Server, timeout: float, running: Callable[[], bool], progress: bool = False) -> bool:
+    """Poll /health until it answers (True), or until the server process ends or `timeout` passes
+    (False); with `progress`, the seconds waited as a progress step."""
+    started = time.monotonic()
+    deadline = started + timeout
+    with Progress(f"waiting for {server.url}/health", unit="second", estimate=False, enabled=progress) as bar:
+        while running():
+            if server.healthy():
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.5)
+            bar.update(int(time.monotonic() - started) - bar.n)
     return False
 
 
-def stop(config: ReviewConfig, log: Callable[[str], None] = print) -> bool:
+def stop(config: ReviewConfig, log: Callable[[str], None] = _log) -> bool:
     """Stop the server started from this data dir; False when none was running."""
     server = Server.from_config(config)
     stopped = server.process.stop()

@@ -148,7 +148,7 @@ def main() -> None:
         run.mkdir()
         make_run(run, args.tasks)
         pool = make_pool(run)
-        server.start(config)
+        server.start(config, log=print)
         try:
             pid = int(server.status(config)["pid"])  # type: ignore[call-overload]
             with measured(pid) as cost:
@@ -180,7 +180,7 @@ def main() -> None:
             print(f"      statuses {pulled.counts}; structure kappa "
                   f"{agreement['overall']['structure_ok']['fleiss_kappa']} (random votes: near 0)")
         finally:
-            server.stop(config)
+            server.stop(config, log=print)
     # the machine may be shared: the load average says how much of it the numbers had
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"load average (1, 5, 15 min): {load} on {os.cpu_count()} cores")

@@ -106,7 +106,7 @@ class ReviewConfig:
     pool_k: int = 5  # pooled judging: each retriever's top-k passages per item shown as "other candidates" (0: off)
     pool_retrievers: tuple[str, ...] = ("bm25", "dense")  # two or more retrievers ([evaluate] model etc. apply)
     registry: str | None = None  # runs awaiting review, for scheduled collect (default: $COMLQ_HOME/review-runs.json)
-    secret_block: str = "comlq-label-studio-token"  # Prefect Secret block read for the token when $token_env is unset
+    secret_block: str = "comlq-label-studio-token"  # Prefect Secret block of the token (serve start saves it)
 
 
 @dataclass

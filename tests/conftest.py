@@ -1,8 +1,17 @@
-"""Session-wide test settings: no cache outside the test session's own folder."""
+"""Session-wide test settings: no cache outside the test session's own folder, and the code of
+this checkout in every subprocess."""
 
 import os
+from pathlib import Path
 
 import pytest
+
+# Subprocesses (`python -m pipeline.cli`, a Prefect worker and its flow runs) run in other folders,
+# where the venv's editable install would import another checkout's code (a git worktree's tests
+# would test the main checkout): this checkout comes first on their path too.
+ROOT = str(Path(__file__).resolve().parents[1])
+os.environ["PYTHONPATH"] = os.pathsep.join([ROOT, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                                     if p and p != ROOT)])
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -19,8 +19,10 @@ def _server(args: argparse.Namespace) -> int:
     elif args.action == "start":
         server.start(config)
         print(server.admin_login(config))
-        print("next: `comlq review annotators add EMAIL` for each annotator, then `comlq review push RUN`; "
-              "`comlq review token save` once for scheduled runs (`comlq serve start`)")
+        given = f" --config {args.config}" if args.config else ""
+        print(f"next: `comlq review annotators add EMAIL{given}` for each annotator, then "
+              f"`comlq review push RUN{given}`; for scheduled runs `comlq serve start{given}` (it keeps the token "
+              "in a Prefect Secret block)")
     elif args.action == "stop":
         server.stop(config)
     else:
@@ -95,7 +97,7 @@ def _push(args: argparse.Namespace) -> None:
                 args.passages)
     print(result.describe())
     print(f"next: annotators log in at {config.review.url.rstrip('/')}/user/login/ and click Label All Tasks; "
-          f"`comlq review status {run.root}` shows progress; "
+          f"`{collect_command(run.root, args.config, 'status')}` shows progress; "
           f"`{collect_command(run.root, args.config)}` finishes the run")
 
 
@@ -134,10 +136,20 @@ def _token(args: argparse.Namespace) -> None:
 
 def _collect(args: argparse.Namespace) -> int:
     from annotation.push import review_items
+    from pipeline.orchestration import markers
+    from pipeline.orchestration.review_runs import collect_command
     from pipeline.runfolder import RunFolder
 
     run = RunFolder(args.dir)
-    review_items(run.root, config_of(args).review)  # a wrong folder or configuration fails here, before Prefect starts
+    review = config_of(args).review
+    review_items(run.root, review)  # a wrong folder or configuration fails here, before Prefect starts
+    if markers.read_marker(run.root, "review-push") is None:
+        raise ComlqError(f"{run.root}: nothing pushed for review yet (run `comlq review push {run.root}` "
+                         "or `comlq run --review`)")
+    if os.environ.get(review.token_env):  # else the flow reads the Secret block (`comlq serve start` saved it)
+        from annotation.client import connect
+
+        connect(review)  # a stopped server or a wrong token: one line now, not after starting Prefect
     from pipeline.orchestration import settings
 
     settings.configure(run.root, args.verbose)  # the run's own Prefect home, as `comlq run` uses
@@ -152,7 +164,8 @@ def _collect(args: argparse.Namespace) -> int:
         return 0
     if result["waiting"]:
         print(f"waiting: {result['waiting'][0]}")
-        print(f"next: `comlq review status {run.root}` shows who is behind; run this command again later "
+        print(f"next: `{collect_command(run.root, args.config, 'status')}` shows who is behind; "
+              "run this command again later "
               "(the scheduled collect-review of `comlq serve start` also does)")
         return 3
     print(f"{run.root}: already collected (see {run.review.reviewed})")

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
+
+from pipeline.cli import add_config, config_of
 
 
 def _serve(args: argparse.Namespace) -> int:
     from pipeline.orchestration.serve import Service
+    from pipeline.orchestration.settings import QUIET
 
-    service = Service(Path(args.home), args.port, args.pool)
+    review = config_of(args).review  # a bad configuration file fails before anything starts
+    service = Service(Path(args.home), args.port, args.pool, hidden_env=(review.token_env,))
+    # this process is a Prefect client too (the Secret block): the server's home, never ~/.prefect
+    for name, value in {**QUIET, "PREFECT_HOME": str(service.home.resolve() / "prefect")}.items():
+        os.environ.setdefault(name, value)
     if args.action == "start":
         # --paused alone: every deployment; with names: those
         paused = service.deployment_names() if args.paused == [] else args.paused or ()
-        lines = service.start(deploy=not args.no_deploy, worker=not args.no_worker, paused=paused)
+        lines = service.start(deploy=not args.no_deploy, worker=not args.no_worker, paused=paused,
+                              review=None if args.no_review else review, config=args.config)
     elif args.action == "stop":
         lines = service.stop()
     else:
@@ -27,6 +36,7 @@ def _serve(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="start/stop a Prefect server, work pool, flows.yaml deployments and a worker")
     p.add_argument("action", choices=("start", "stop", "status"))
+    add_config(p)
     p.add_argument("--home", default="work/prefect-server", help="server home, database, logs and pid files")
     p.add_argument("--port", type=int, default=4200, help="server port on 127.0.0.1 (default 4200)")
     p.add_argument("--pool", default="comlq", help="process work pool name (flows.yaml uses 'comlq')")
@@ -35,4 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--paused", nargs="*", metavar="DEPLOYMENT",
                    help="start: deploy these flows.yaml deployments paused (no names: all of them), e.g. "
                         "--paused generate-nightly; the others run their schedules")
+    p.add_argument("--no-review", action="store_true",
+                   help="start: no Label Studio: do not check its token, and deploy generate-nightly with "
+                        "review=false (default: check $LABEL_STUDIO_USER_TOKEN / review.token_env against "
+                        "review.url and keep it in the Prefect Secret block review.secret_block)")
     p.set_defaults(handler=_serve)

@@ -103,6 +103,7 @@ def _review(run: RunInput, rows: list[dict[str, Any]]) -> dict[str, Any]:
     reviews = [r["review"] for r in rows if r["review"] is not None]
     agreements = [r["agreement"] for r in reviews if r["agreement"] is not None]
     by_type = (run.agreement or {}).get("by_type", {})
+    pool = (run.agreement or {}).get("pool") or {"overall": {}, "by_type": {}}
     return {
         "reviewed": run.reviewed,
         "annotators": len({v["annotator"] for r in reviews for v in r["votes"]}),
@@ -110,6 +111,9 @@ def _review(run: RunInput, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "mean_agreement": fmean(agreements) if agreements else None,
         "agreement": run.agreement,
         "agreement_by_type": [(t, by_type[t]) for t in TYPE_NAMES if t in by_type],
+        "questions": list((run.agreement or {}).get("overall", {})),
+        "pool": pool["overall"],
+        "pool_by_type": [(t, pool["by_type"][t]) for t in TYPE_NAMES if pool["by_type"].get(t, {}).get("judged")],
     }
 
 

@@ -45,9 +45,9 @@ class ReviewRun:
         return None
 
 
-def collect_command(run_dir: str | Path, config: str | Path | None) -> str:
-    """The command that resumes a run waiting for review."""
-    return f"comlq review collect {run_dir}" + (f" --config {config}" if config else "")
+def collect_command(run_dir: str | Path, config: str | Path | None, verb: str = "collect") -> str:
+    """The command that resumes a run waiting for review (`verb`: or another `comlq review` verb on it)."""
+    return f"comlq review {verb} {run_dir}" + (f" --config {config}" if config else "")
 
 
 def _now() -> str:

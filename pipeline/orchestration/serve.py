@@ -11,6 +11,13 @@ serves them from any folder. Deployments run in the folder `serve start` was run
 run folders (runs/...) and configuration files are found there. `start` deploys every deployment
 active except those named paused (a copy of flows.yaml with `paused` set is what is deployed),
 then lists each deployment's next scheduled runs as the server's schedules compute them.
+
+The scheduled runs review in Label Studio (generate-nightly pushes, collect-every-15-min pulls),
+so `start` checks the Label Studio token first ($token_env against review.url, before anything
+starts) and keeps it in the Prefect Secret block review.secret_block; without $token_env the
+token the block already holds is checked. The server, worker and prefect commands it spawns do
+not get $token_env in their environment: the flows read the block. `start` without review (the
+CLI's --no-review) checks nothing and deploys generate-nightly with review=false.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from typing import Any
 import httpx
 import yaml
 
+from pipeline.config import ReviewConfig
 from pipeline.errors import ComlqError
 from pipeline.orchestration.settings import QUIET
 from pipeline.resources import package_data
@@ -48,13 +56,14 @@ class Service:
     flows_file: Path = field(default_factory=lambda: Path(str(package_data("pipeline", "orchestration/flows.yaml"))))
     host: str = "127.0.0.1"
     workdir: Path = field(default_factory=Path.cwd)  # where the worker runs the deployed flows
+    hidden_env: tuple[str, ...] = ()  # variables the spawned processes do not get (the Label Studio token)
 
     @property
     def api_url(self) -> str:
         return f"http://{self.host}:{self.port}/api"
 
     def env(self) -> dict[str, str]:
-        return {**os.environ, **QUIET,
+        return {**{k: v for k, v in os.environ.items() if k not in self.hidden_env}, **QUIET,
                 "PREFECT_HOME": str(self.home.resolve() / "prefect"),
                 "PREFECT_API_URL": self.api_url,
                 # scheduled runs share one result store, so a nightly run reuses earlier chunks
@@ -77,13 +86,32 @@ class Service:
 
     # ------------------------------------------------------------------ start
 
-    def start(self, deploy: bool = True, worker: bool = True, paused: Collection[str] = ()) -> list[str]:
-        """Server, pool, deployments (those in `paused` paused, the others active) and worker; the
-        lines to print, ending with each deployment's next scheduled runs."""
-        spec = self._flows_spec(paused)  # an unknown name fails here, before anything starts
+    def start(self, deploy: bool = True, worker: bool = True, paused: Collection[str] = (),
+              review: ReviewConfig | None = None, config: str | Path | None = None) -> list[str]:
+        """Server, the Label Studio token (with `review`), pool, deployments (those in `paused`
+        paused, the others active; with `config` as their configuration file) and worker; the
+        lines to print, ending with each deployment's next scheduled runs. Without `review`,
+        generate-nightly is deployed with review=false."""
+        from pipeline.orchestration.secret import check_token, keep_token
+
+        spec = self._flows_spec(paused, review is not None, config)  # an unknown name fails here
+        token = os.environ.get(review.token_env) if review is not None else None
+        if review is not None and token:
+            check_token(review, token)  # before anything starts
         self.home.mkdir(parents=True, exist_ok=True)
         (self.home / "prefect").mkdir(exist_ok=True)
+        running = self.pid("server") is not None
         done = [self._start_server()]
+        if review is not None:
+            try:
+                done.append(keep_token(review, self.api_url, token, checked=True))
+            except ComlqError:
+                if not running:  # started for nothing: leave the machine as it was
+                    self._stop("server")
+                raise
+        else:
+            done.append("review: off (--no-review): Label Studio not checked; generate-nightly deployed with "
+                        "review=false (its items are exported and evaluated unreviewed)")
         self._prefect("work-pool", "create", self.pool, "--type", "process", "--overwrite")
         done.append(f"work pool {self.pool!r} (process)")
         if deploy:
@@ -101,9 +129,11 @@ class Service:
     def deployment_names(self) -> list[str]:
         return [d["name"] for d in yaml.safe_load(self.flows_file.read_text(encoding="utf-8"))["deployments"]]
 
-    def _flows_spec(self, paused: Collection[str]) -> dict[str, Any]:
+    def _flows_spec(self, paused: Collection[str], review: bool = True,
+                    config: str | Path | None = None) -> dict[str, Any]:
         """flows.yaml with `paused` set on every deployment: true for the named ones, else false (so a
-        deployment paused by an earlier start runs again when it is no longer named)."""
+        deployment paused by an earlier start runs again when it is no longer named); `config`
+        (absolute) as every deployment's configuration file; without `review`, review=false."""
         spec = yaml.safe_load(self.flows_file.read_text(encoding="utf-8"))
         names = [d["name"] for d in spec["deployments"]]
         unknown = [name for name in paused if name not in names]
@@ -112,6 +142,11 @@ class Service:
                              f"(it has {', '.join(names)})")
         for deployment in spec["deployments"]:
             deployment["paused"] = deployment["name"] in paused
+            parameters = deployment.setdefault("parameters", {})
+            if config is not None and "config" in parameters:
+                parameters["config"] = str(Path(config).absolute())
+            if not review and "review" in parameters:
+                parameters["review"] = False
         return spec
 
     def next_runs(self, n: int = NEXT_RUNS, now: dt.datetime | None = None) -> list[str]:

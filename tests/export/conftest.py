@@ -108,7 +108,10 @@ def _agreement(records: list[dict[str, Any]]) -> dict[str, Any]:
     return {"annotators_per_item": 3, "items": {"total": len(records), "complete": len(records) - pending,
                                                 "pending": pending},
             "overall": stats(0.7234567), "by_type": {"2in": stats(0.5), "1p": stats(0.9)}, "disagreements": [],
-            "pool": {"overall": {"judged": 40, "relevant": 3, "items_repaired": 2}, "by_type": {}}}
+            "pool": {"overall": {"judged": 40, "relevant": 3, "items_repaired": 2},
+                     "by_type": {"2in": {"judged": 25, "relevant": 3, "items_repaired": 2},
+                                 "1p": {"judged": 15, "relevant": 0, "items_repaired": 0},
+                                 "3p": {"judged": 0, "relevant": 0, "items_repaired": 0}}}}
 
 
 def write_run(folder: Path, pool: list[Passage], items: list[Item], reviewed: bool = False) -> Path:

@@ -221,7 +221,18 @@ def test_card_counts_types_splits_and_dropped_items(reviewed_run: Path, reviewed
     assert agreement[0] == ["question", "units", "Fleiss' κ", "Krippendorff's α"]
     questions = ("structure_ok", "evidence_spread", "answers_correct", "answers_complete", "trivial", "relevance")
     assert agreement[1:7] == [[q, "30", "0.673", "0.723"] for q in questions]
-    assert [row[0] for row in _card_table(card, "α per query type")[1:]] == ["1p", "2in"]  # catalogue order
+    per_type = _card_table(card, "α per query type")
+    assert per_type[0] == ["type", *questions]  # every question, the new ones too
+    assert per_type[1:] == [["1p", *["0.900"] * 6], ["2in", *["0.500"] * 6]]  # catalogue order
+    # what pooled judging found, overall and per type (types without candidates judged left out)
+    prose = " ".join(card.split("Pooled judging:", 1)[1].split("|", 1)[0].split())
+    assert prose.startswith("besides the generator's evidence, the reviewers graded 40 passages that retrieval "
+                            "systems (the review's pool retrievers) ranked high")
+    assert "; 3 of them were graded relevant, passages the generator had missed, and joined the qrels. 2 queries " \
+           'voted "answers incomplete" were kept' in prose
+    assert _card_table(card, "Pooled judging")[:3] == [
+        ["type", "candidates judged", "relevant, missed by the generator", "queries repaired"],
+        ["1p", "15", "0", "0"], ["2in", "25", "3", "2"]]
 
 
 def test_missing_passage_is_a_one_line_error(offline_run: Path, tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """The two ways to run that need real processes: `comlq run` on the ephemeral API, and a
-Prefect server + process worker running a deployment of flows.yaml (port 14200)."""
+Prefect server + process worker running a deployment of flows.yaml (port $COMLQ_TEST_PREFECT_PORT,
+default 14200)."""
 
 from __future__ import annotations
 
@@ -65,8 +66,8 @@ def test_a_worker_runs_a_deployment_of_flows_yaml_on_a_real_server(small_config:
         # no scheduled runs: a collect-every-15-min run falling due mid-test would still be running in
         # the worker when it is stopped (and the test would depend on the time of day)
         quiet = {**clean_env(), "PREFECT_SERVER_SERVICES_SCHEDULER_ENABLED": "false"}
-        started = subprocess.run([*COMLQ, "serve", "start", "--port", str(PORT), "--home", str(service.home)],
-                                 env=quiet, capture_output=True, text=True, timeout=600)
+        started = subprocess.run([*COMLQ, "serve", "start", "--port", str(PORT), "--home", str(service.home),
+                                  "--no-review"], env=quiet, capture_output=True, text=True, timeout=600)
         assert started.returncode == 0, started.stderr
         assert service.healthy() and service.pid("worker")
         deployments = subprocess.run([sys.executable, "-m", "prefect", "deployment", "ls"],
@@ -99,10 +100,18 @@ def _deployments(service: Service) -> dict[str, bool]:
     return {d["name"]: d["paused"] for d in service._api("deployments/filter")}
 
 
+def _parameters(service: Service) -> dict[str, dict[str, object]]:
+    """deployment name -> its default parameters, as the server has them."""
+    return {d["name"]: d["parameters"] for d in service._api("deployments/filter")}
+
+
 @pytest.mark.slow
-def test_serve_start_prints_the_next_runs_and_starts_named_or_all_deployments_paused(tmp_path: Path) -> None:
+def test_serve_start_prints_the_next_runs_and_starts_named_or_all_deployments_paused(
+        tmp_path: Path, small_config: Path) -> None:
     service = Service(tmp_path / "serve", PORT)
-    serve = [*COMLQ, "serve", "start", "--port", str(PORT), "--home", str(service.home), "--no-worker"]
+    # no Label Studio here: --no-review (tests/review/test_scheduled_collect.py starts it with one)
+    serve = [*COMLQ, "serve", "start", "--port", str(PORT), "--home", str(service.home), "--no-worker", "--no-review",
+             "--config", str(small_config)]
     unknown = subprocess.run([*serve, "--paused", "nightly"], env=clean_env(), capture_output=True, text=True,
                              timeout=120)
     assert unknown.returncode == 2
@@ -117,7 +126,13 @@ def test_serve_start_prints_the_next_runs_and_starts_named_or_all_deployments_pa
         assert one.returncode == 0, one.stderr
         assert _deployments(service) == {"generate-nightly": False, "collect-every-15-min": True,
                                          "evaluate-weekly": False}
+        # --config is every deployment's configuration file; --no-review: the nightly run is not reviewed
+        parameters = _parameters(service)
+        assert {name: p["config"] for name, p in parameters.items()} == dict.fromkeys(parameters, str(small_config))
+        assert parameters["generate-nightly"]["review"] is False
         lines = one.stdout.splitlines()
+        assert "review: off (--no-review): Label Studio not checked; generate-nightly deployed with review=false " \
+               "(its items are exported and evaluated unreviewed)" in lines
         runs = lines.index("next scheduled runs (UTC):")
         nightly = [before.replace(hour=2, minute=0, second=0, microsecond=0) + dt.timedelta(days=k)
                    for k in range(4)]

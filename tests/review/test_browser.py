@@ -1,12 +1,13 @@
 """A whole review round in headless Chromium: `comlq review push` (pooling with BM25 and dense),
 three annotators who read the instructions and answer every question of every task with the
 keyboard alone, then `comlq review collect` writes the export. Screenshots of each kind of task
-go to test-artifacts/review/."""
+the labeling interface distinguishes (`kind`) go to test-artifacts/review/."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -28,6 +29,28 @@ ANNOTATORS = ("browser-a@example.org", "browser-b@example.org", "browser-c@examp
 COMMENT = "Ivan Turgenev is missing: a Russian novelist who did not write War and Peace."
 KEYS = {  # question -> keys for yes, no, unsure (labeling_config.xml)
     "structure": "qwe", "spread": "asd", "correct": "zxc", "complete": "iop", "trivial": "jkl"}
+FIELDS = {  # plan's question -> the vote's field (pipeline.records.ReviewVote)
+    "structure": "structure_ok", "spread": "evidence_spread", "correct": "answers_correct",
+    "complete": "answers_complete", "trivial": "trivial"}
+HEADINGS = {"evidence": "Evidence for the answers", "excluded": "Excluded by NOT", "candidate": "Other candidates"}
+# what the task shows differently (annotation/tasks.py, labeling_config.xml); every task also has pooled candidates
+KINDS = {
+    "single-passage": "one evidence passage: no evidence-spread question",
+    "multi-passage": "a chain over 2-3 evidence passages: the evidence-spread question",
+    "negation": "the 'Excluded by NOT' group, with what the NOT removes",
+    "union": "evidence from either branch of an OR",
+    "no-facts": "an LLM item: no generator facts, so no highlighted sentences",
+}
+
+
+def kind(data: dict[str, Any]) -> str:
+    if any(p["group"] == "excluded" for p in data["passages"]):
+        return "negation"
+    if data["query_type"].split(":")[0] in ("2u", "up"):
+        return "union"
+    if data["facts"] == "(not recorded)":
+        return "no-facts"
+    return "multi-passage" if data["spread"] else "single-passage"
 
 
 def plan(data: dict[str, Any], annotator: int) -> dict[str, Any]:
@@ -59,10 +82,26 @@ def _cli(config: Path, *argv: str) -> subprocess.CompletedProcess[str]:
 
 
 def _answer(page, data: dict[str, Any], answer: dict[str, Any]) -> int:
-    """Answer the open task with the keyboard alone; returns the Tab presses the comment took."""
-    for passage in data["passages"]:  # Alt+. selects the next passage heading; the digit grades it
+    """Answer the open task with the keyboard alone; returns the Tab presses the comment took.
+
+    Like a person, each key waits for the previous one to show: the frame on the selected passage
+    and no grade button pressed for it, then its new grade. In Label Studio 1.23.2 a digit pressed
+    before the buttons are cleared (a few milliseconds after Alt+.) toggles the previous passage's
+    grade button off instead and leaves the passage at "?"; a passage left ungraded fails here."""
+    from playwright.sync_api import expect
+
+    heads = page.locator(".comlq-head span[data-label]")
+    # a grade button (0, 1, 2 above the passages) still pressed for the previous passage
+    selected_grade = page.locator(".lsf-label.lsf-label_selected .lsf-label__text").filter(
+        has_text=re.compile(r"^[012]$"))
+    expect(heads).to_have_count(len(data["passages"]))  # the layout prediction's regions are loaded
+    for n, passage in enumerate(data["passages"]):  # Alt+. selects the next passage heading; the digit grades it
         page.keyboard.press("Alt+Period")
-        page.keyboard.press(str(answer["grades"][passage["id"]]))
+        expect(heads.nth(n)).to_have_class(re.compile(r"(^|\s)__active(\s|$)"))
+        expect(selected_grade).to_have_count(0)
+        grade = answer["grades"][passage["id"]]
+        page.keyboard.press(str(grade))
+        expect(heads.nth(n)).to_have_attribute("data-label", re.compile(rf"^\d+:{grade}$"))
     for question, value in answer["answers"].items():
         if question != "spread" or data["spread"]:
             page.keyboard.press(KEYS[question]["yes no unsure".split().index(value)])
@@ -77,6 +116,39 @@ def _answer(page, data: dict[str, Any], answer: dict[str, Any]) -> int:
             page.keyboard.press("Tab")
             tabs += 1
     return tabs
+
+
+def _check_groups(page, data: dict[str, Any]) -> list[str]:
+    """The passage groups as the task shows them: each heading counts its passages, every passage
+    is shown once, and the evidence-spread question is there only for multi-passage items."""
+    groups = page.locator(".comlq-group h4").all_inner_texts()
+    assert groups[0].startswith("Evidence for the answers")
+    shown = {g: sum(p["group"] == g for p in data["passages"]) for g in HEADINGS}
+    assert groups == [f"{HEADINGS[g]} ({n})" for g, n in shown.items() if n]
+    for group, count in shown.items():
+        assert page.locator(f".comlq-{group} .comlq-passage").count() == count, group
+    assert page.locator(".comlq-passage").count() == len(data["passages"])
+    # the question's own heading (the hidden instructions name it too, in the key table)
+    spread = page.get_by_text("2. Evidence spread: does each evidence passage give part of the facts")
+    assert spread.count() == (1 if data["spread"] else 0)
+    return groups
+
+
+def _assert_votes_as_keyed(tasks: dict[str, dict[str, Any]], reviewed: dict[str, dict[str, Any]]) -> None:
+    """Every collected vote as the keys gave it: each question's answer, each passage's grade (none
+    left at "?"), the comment."""
+    for data in tasks.values():
+        for n, email in enumerate(ANNOTATORS):
+            wanted = plan(data, n)
+            (vote,) = [v for v in reviewed[data["item_id"]]["votes"] if v["annotator"] == email]
+            assert vote["relevance"] == wanted["grades"] and not vote.get("ungraded"), (data["item_id"], email)
+            for question, value in wanted["answers"].items():
+                name = FIELDS[question]
+                if question == "spread" and not data["spread"]:
+                    value = None  # not asked
+                assert vote[name] == {"yes": True, "no": False, "unsure": None, None: None}[value], (email, name)
+                assert (name in vote.get("unsure", [])) == (value == "unsure"), (email, name)
+            assert vote.get("comment") == wanted["comment"], (data["item_id"], email)
 
 
 def _screenshot(page, name: str) -> None:
@@ -103,10 +175,14 @@ def test_three_annotators_review_with_the_keyboard_and_collect_writes_the_export
     tasks = {t["data"]["question"]: t["data"] for t in export_tasks(client, project_id)}
     pooled = {d["item_id"]: [p["id"] for p in d["passages"] if p["group"] == "candidate"] for d in tasks.values()}
     assert "p10" in pooled["r-2in-1"], pooled  # BM25 or dense ranks the other Russian novelist high
+    assert all(pooled.values()), pooled  # every task shows other candidates
+    assert sorted(kind(d) for d in tasks.values()) == sorted(KINDS)  # one task of each kind
     pushed_order = [r["item_id"] for r in read_jsonl(run / "review" / "push_log.jsonl", None)]
     for email in ANNOTATORS:
         ls.annotator(email)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for old in ARTIFACTS.glob("*.png"):  # only this run's screenshots
+        old.unlink()
     seconds: list[float] = []
     tab_presses = 0
     with sync_playwright() as pw:
@@ -134,8 +210,7 @@ def test_three_annotators_review_with_the_keyboard_and_collect_writes_the_export
                     shown = page.locator(".comlq-box").first.inner_text()
                     data = next(d for question, d in tasks.items() if question in shown)
                     order.append(data["item_id"])
-                    groups = page.locator(".comlq-group h4").all_inner_texts()
-                    assert groups[0].startswith("Evidence for the answers")
+                    groups = _check_groups(page, data)
                     if data["item_id"] == "r-2in-1":  # a negation task: excluded passages, pooled candidates
                         assert any(g.startswith("Excluded by NOT") for g in groups)
                         assert any(g.startswith("Other candidates") for g in groups)
@@ -144,7 +219,7 @@ def test_three_annotators_review_with_the_keyboard_and_collect_writes_the_export
                         assert page.locator("mark.comlq-fact").count() >= 1  # the stating sentences
                     tab_presses += _answer(page, data, plan(data, n))
                     if n == 0:
-                        _screenshot(page, f"0{len(order) + 1}-{data['item_id']}-answered.png")
+                        _screenshot(page, f"{len(order) + 1:02d}-{kind(data)}-{data['item_id']}-answered.png")
                     with page.expect_response(lambda r: r.request.method == "POST" and "/annotations" in r.url) as sent:
                         page.keyboard.press("Control+Enter")
                     assert sent.value.status == 201, sent.value.text()
@@ -155,6 +230,9 @@ def test_three_annotators_review_with_the_keyboard_and_collect_writes_the_export
             browser.close()
     print(f"keyboard-only answering: {sum(seconds) / len(seconds):.1f} s per task on average, "
           f"{tab_presses} Tab presses for the comment")
+    shots = sorted(path.name for path in ARTIFACTS.glob("*.png"))
+    assert shots[0] == "01-instructions.png"
+    assert sorted(name.split("-r-")[0][3:] for name in shots[1:]) == sorted(KINDS), shots  # each kind once
 
     collected = _cli(config, "review", "collect", str(run))
     assert collected.returncode == 0, collected.stdout + collected.stderr
@@ -163,6 +241,7 @@ def test_three_annotators_review_with_the_keyboard_and_collect_writes_the_export
     assert reviewed["r-2i-2"]["status"] == "rejected" and reviewed["r-2i-2"]["reason"] == "answers not correct"
     assert reviewed["r-2in-1"]["status"] == "accepted" and "incomplete_repaired" in reviewed["r-2in-1"]["flags"]
     assert reviewed["r-2in-1"]["comments"] == [{"annotator": ANNOTATORS[0], "comment": COMMENT}]
+    _assert_votes_as_keyed(tasks, reviewed)
     votes = {v["annotator"]: v for v in reviewed["r-3p-3"]["votes"]}
     assert votes[ANNOTATORS[2]]["unsure"] == ["structure_ok"] and votes[ANNOTATORS[0]]["structure_ok"] is True
     assert {v["annotator"]: v["relevance"]["p10"] for v in reviewed["r-2in-1"]["votes"]} == dict.fromkeys(ANNOTATORS, 2)

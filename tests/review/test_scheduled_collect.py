@@ -1,9 +1,10 @@
-"""A scheduled collect as an operator's server runs it: a real Prefect server and process worker
-(`comlq serve start` on $COMLQ_TEST_PREFECT_PORT) whose environment holds no Label Studio token,
-the token saved in the Prefect Secret block by `comlq review token save`, and a run folder outside
-runs/ pushed with its own configuration file. The collect-every-15-min deployment of flows.yaml,
-run with the parameters its schedule uses, finds the run in the review-run registry, reads the
-token from the block, pulls the votes and writes the export."""
+"""A scheduled collect as an operator's server runs it: `comlq serve start` (on
+$COMLQ_TEST_PREFECT_PORT, with a configuration of its own) in a shell holding the Label Studio
+token checks it against Label Studio and saves it in the Prefect Secret block; the Prefect server
+and process worker it spawns hold no token in their environment. A run folder outside runs/ was
+pushed with its own configuration file. The collect-every-15-min deployment of flows.yaml, run with
+the parameters its schedule uses, finds the run in the review-run registry, reads the token from
+the block, pulls the votes and writes the export with the run's own configuration."""
 
 from __future__ import annotations
 
@@ -30,6 +31,16 @@ def _run(argv: list[str], env: dict[str, str], cwd: Path, timeout: float = 600) 
                           stdin=subprocess.DEVNULL)
 
 
+def _environment(pid: int) -> dict[str, str]:
+    """The environment a running process was started with."""
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(entry.decode(errors="replace").partition("=")[::2] for entry in raw if entry)
+
+
+READ_BLOCK = ("import os, sys; from prefect.blocks.system import Secret; "
+              "sys.exit(0 if Secret.load('comlq-label-studio-token').get() == os.environ['EXPECTED'] else 1)")
+
+
 def test_a_scheduled_collect_reads_the_token_from_the_secret_block_and_exports_a_run_outside_runs(
         ls, tmp_path, make_run, votes, review_toml):
     token_env = ls.config.token_env
@@ -52,9 +63,30 @@ def test_a_scheduled_collect_reads_the_token_from_the_secret_block_and_exports_a
     service = Service(tmp_path / "serve", PORT)
     client = {**no_token, "PREFECT_API_URL": service.api_url, "PREFECT_HOME": str(tmp_path / "client"),
               "COLUMNS": "200"}
+    # the serving configuration: the same Label Studio, another project and the default retrievers; the
+    # run's own configuration (project "scheduled collect", BM25 only) must win for the run
+    serve_config = tmp_path / "serving.toml"
+    serve_config.write_text(f'[review]\nurl = "{ls.config.url}"\ntoken_env = "{token_env}"\n'
+                            f'data_dir = "{ls.config.data_dir}"\nproject_title = "serving default"\n', encoding="utf-8")
+    serve = [*COMLQ, "serve", "start", "--port", str(PORT), "--home", str(service.home), "--config", str(serve_config)]
     try:
-        started = _run([*COMLQ, "serve", "start", "--port", str(PORT), "--home", str(service.home)], no_token, serving)
+        # the operator's shell holds the token: serve start checks it and keeps it in the Secret block
+        started = _run(serve, shell, serving)
         assert started.returncode == 0, started.stderr
+        assert (f"Label Studio token: ${token_env} checked against {ls.config.url} and saved in Prefect Secret block "
+                "'comlq-label-studio-token' (scheduled runs read it there, not from the worker's environment)"
+                in started.stdout.splitlines())
+        assert token not in started.stdout + started.stderr
+        for name in ("server", "worker"):  # neither got the token in its environment
+            environment = _environment(service.pid(name))
+            assert token_env not in environment and token not in "\0".join(environment.values()), name
+        assert _run([sys.executable, "-c", READ_BLOCK], {**client, "EXPECTED": token}, serving).returncode == 0
+
+        # started again from a shell without the token: the block's token is checked, the rest redeployed
+        again = _run(serve, no_token, serving)
+        assert again.returncode == 0, again.stderr
+        assert (f"Label Studio token: the one in Prefect Secret block 'comlq-label-studio-token', checked against "
+                f"{ls.config.url}" in again.stdout.splitlines())
 
         # no token in the environment and no terminal to type it: one line saying what to do
         missing = _run([*COMLQ, "review", "token", "save", "--config", str(config)], client, serving)
@@ -78,7 +110,7 @@ def test_a_scheduled_collect_reads_the_token_from_the_secret_block_and_exports_a
                                        f"'comlq-label-studio-token' at {service.api_url}, checked against")
         assert token not in saved.stdout + saved.stderr + missing.stderr + wrong.stderr + refused.stderr
 
-        # the deployment with its schedule's parameters (runs_root runs, config null), token only in the block
+        # the deployment with its schedule's parameters (runs_root runs, config: serving.toml), token only in the block
         ran = _run([sys.executable, "-m", "prefect", "deployment", "run", "collect-review/collect-every-15-min",
                     "--watch", "--watch-timeout", "600"], client, serving, timeout=700)
         assert ran.returncode == 0, ran.stdout + ran.stderr

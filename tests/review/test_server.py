@@ -177,4 +177,7 @@ def test_server_start_names_the_admin_password_file_and_the_next_steps(ls, monke
     assert out[-2] == (f"admin: log in at {ls.config.url}/user/login/ as {ls.config.admin_email}, password in "
                        f"the file {password_file} (generated at the first start)")
     assert password_file.read_text().strip() not in "\n".join(out)  # named, never printed
-    assert out[-1].startswith("next: `comlq review annotators add EMAIL` for each annotator, then `comlq review push")
+    given = f"--config {tmp_path / 'review.toml'}"
+    assert out[-1] == (f"next: `comlq review annotators add EMAIL {given}` for each annotator, then `comlq review push "
+                       f"RUN {given}`; for scheduled runs `comlq serve start {given}` (it keeps the token in a Prefect "
+                       "Secret block)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
@@ -166,3 +167,55 @@ def test_token_save_without_a_prefect_server_or_label_studio_is_one_line(config,
     assert err == (f"comlq: error: Label Studio is not reachable at {config.url} "
                    "(start it with `comlq review server start`)\n")
     assert "0123456789abcdef" not in err
+
+
+class _Recorder:
+    """Stands in for pipeline.progress.Progress: what a progress step was told."""
+
+    made: list[_Recorder] = []
+
+    def __init__(self, desc: str, total: int | None = None, unit: str = "item", **_: object) -> None:
+        self.desc, self.unit, self.n, self.postfixes = desc, unit, 0, []
+        _Recorder.made.append(self)
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+
+    def set_postfix_str(self, label: str) -> None:
+        self.postfixes.append(label)
+
+    def __enter__(self) -> _Recorder:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        pass
+
+
+def _fake_pip(venv: Path, output: str, code: int) -> None:
+    (venv / "bin").mkdir(parents=True)
+    pip = venv / "bin" / "pip"
+    pip.write_text(f"#!/bin/sh\ncat <<'OUT'\n{output}\nOUT\nexit {code}\n")
+    pip.chmod(0o755)
+
+
+def test_the_server_install_counts_the_packages_pip_collects(tmp_path, monkeypatch):
+    _Recorder.made.clear()
+    monkeypatch.setattr(server, "Progress", _Recorder)
+    _fake_pip(tmp_path / "venv", "Collecting label-studio==1.23.2\n  Using cached label_studio.whl\n"
+                                 "Collecting Django<5.2\nCollecting boto3\n"
+                                 "Installing collected packages: boto3, Django, label-studio\n"
+                                 "Successfully installed", 0)
+    server._pip_install(tmp_path / "venv", server.LS_REQUIREMENT)
+    (bar,) = _Recorder.made
+    assert (bar.desc, bar.unit, bar.n) == (f"installing {server.LS_REQUIREMENT}", "package", 3)
+    assert bar.postfixes == ["label-studio==1.23.2", "Django<5.2", "boto3", "installing 3 packages"]
+
+
+def test_a_failed_server_install_is_one_line_with_pips_reason(tmp_path, monkeypatch):
+    monkeypatch.setattr(server, "Progress", _Recorder)
+    _fake_pip(tmp_path / "venv", "Collecting label-studio==1.23.2\n"
+                                 "ERROR: No matching distribution found for label-studio==1.23.2\n", 1)
+    reason = "ERROR: No matching distribution found for label-studio==1.23.2"
+    with pytest.raises(ComlqError, match=re.escape(f"Label Studio setup failed while running pip install "
+                                                   f"label-studio==1.23.2: {reason}") + "$"):
+        server._pip_install(tmp_path / "venv", server.LS_REQUIREMENT)
