@@ -55,6 +55,8 @@ _PERSON_NOUN = re.compile(r"(?:ist|er|or|ian|man|woman|ess|ant|ent|ee|arch|ain)$
 # of these words are not merged, though the corpus check reads them alike
 _CARDINAL = frozenset("north south east west northern southern eastern western".split())
 _NAMED = ("PERSON", "PLACE", "ORG", "WORK", "EVENT", "LANGUAGE")  # mention kinds that name an entity
+# classes whose name follows a place's own ("Henan Province", "Ararat Province"): the same place
+_NAMED_BY_CLASS = frozenset({"province", "prefecture", "governorate", "oblast", "voivodeship"})
 
 
 @cache
@@ -148,6 +150,8 @@ class _Corpus:
             for st in map(Statement._make, self.readings[pid]["statements"]):
                 if st.subject_type == SELF:
                     aliases[st.subject_text].add(node)
+                    if st.pattern == "is a" and st.object in _NAMED_BY_CLASS:  # "Henan is a province": Henan Province
+                        aliases[f"{bare_title(title)} {st.object.title()}"].add(node)
         self.titles = frozenset(by_bare)  # a one-word person name links only as a title ("Plato")
         self.link: dict[str, str] = {}
         for alias, nodes in aliases.items():

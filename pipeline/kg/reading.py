@@ -48,6 +48,7 @@ _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
 _RELATIVE = {"who", "which", "that", "whom", "whose"}
 # degrees NER takes for names: "received her PhD"
 _NO_ENTITY = {"PhD", "Ph.D.", "Ph.D", "doctorate", "BA", "MA", "BSc", "MSc", "MD"}
+_GIVING = {"award", "grant", "give"}  # passives with an object: "X was awarded Y" says X received Y
 _COLLECTIVE = {"series", "chain", "pair", "cluster", "string", "sequence"}  # "a series of X" names no class
 MAX_CHAIN = 2  # pronoun sentences that may follow the sentence naming the passage's subject
 _LIST_VERBS = {"border"}  # verbs whose objects come as a list with a direction each
@@ -169,12 +170,14 @@ class _Reader:
                 break
         person = False
         for mention in opening:  # "Sir Alfred Joseph Hitchcock": a title or two may come first
-            if mention.type in ("PERSON", "ORG", "PLACE", "WORK", "EVENT") and _holds_title(mention.text, self.title):
+            regnal = mention.type == "PERSON" and self.title.startswith(mention.text + " of ")  # "Philip II" of Spain
+            if mention.type in ("PERSON", "ORG", "PLACE", "WORK", "EVENT") and _holds_title(mention.text, self.title) \
+                    or regnal:
                 aliases.update((mention.name, mention.text))
                 words = bare_title(self.title).split()
                 person = mention.type == "PERSON"
-                if person and len(words) >= 2 and words[-1].isalpha():
-                    aliases.add(words[-1])  # "Vesalius"
+                if person and len(words) >= 2 and words[-1].isalpha() and " of " not in self.title:
+                    aliases.add(words[-1])  # "Vesalius" (but "Russia" is no surname of Alexander II of Russia)
                 break
         else:
             # "Armand Jean du Plessis, ..., known as Cardinal Richelieu"
@@ -193,7 +196,7 @@ class _Reader:
         if subject is None or subject.left_edge.i != first.start:
             return None
         phrase = self.doc[first.start:subject.right_edge.i + 1].text
-        title = re.escape(bare_title(self.title))
+        title = re.escape(bare_title(self.title).split(" of ")[0])  # "known as Alexis" for Alexis of Russia
         said = r"(?:known|called|styled|[Ll]atini[sz]ed|[Aa]nglici[sz]ed)"
         if not re.search(rf"\b{said} as (?:the )?{title}(?!\w)", phrase):
             return None
@@ -288,9 +291,23 @@ class _Reader:
                     self._verb(token, sentence)
                 if token.dep_ == "appos":
                     self._apposition(token, sentence)
+            self._fronted(sentence)
             self._co_mentions(sentence)
         return {"title": self.title, "sentences": self.sentences, "statements": self.statements,
                 "self_types": sorted(set(self.self_types))}
+
+    def _fronted(self, sentence) -> None:
+        """Classes of a noun phrase that opens a sentence about the passage's subject: "A journalist and
+        politician during the French Revolution, he was ..." (`also a`: listed classes only)."""
+        first = sentence[0]
+        head = first.head if first.dep_ == "det" and first.lower_ in ("a", "an") else None
+        subject = next((t for t in sentence.root.children if t.dep_ in ("nsubj", "nsubjpass")), None)
+        if head is None or subject is None or head.head.i != sentence.root.i or not head.i < subject.i \
+                or head.dep_ not in ("dep", "npadvmod", "appos") or head.tag_ not in ("NN", "NNS"):
+            return
+        mention = self.mention(subject)
+        if mention is not None and mention.type == SELF:
+            self._classes(mention, head, sentence, "also a")
 
     def _co_mentions(self, sentence) -> None:
         """`mention`: the passage's subject and another name in one sentence (a title mention, if
@@ -329,7 +346,8 @@ class _Reader:
                 m = self.mention(mod)
                 if m and m.type == "NORP" and mod.dep_ in ("amod", "compound"):
                     self.state(subject, "nationality", m, sentence)
-                    for other in mod.conjuncts:  # "a British and American actress"
+                    # "a British and American actress", "an American-British author"
+                    for other in (*mod.conjuncts, *(c for c in mod.children if c.dep_ == "amod")):
                         if (o := self.mention(other)) and o.type == "NORP":
                             self.state(subject, "nationality", o, sentence)
                 year = year_value(m.text) if m and m.type == "DATE" else None
@@ -368,22 +386,30 @@ class _Reader:
             return self._copula(verb, sentence) if verb_lemma == "be" else None
         passive = _is_passive(verb)
         subjects = self._subjects(verb)
-        objects = [] if passive else [m for c in verb.children if c.dep_ == "dobj" for m in self.arguments(c)]
-        for obj in objects:
+        objects = [m for c in verb.children if c.dep_ == "dobj" for m in self.arguments(c)]
+        # "was awarded the 1983 Nobel Prize": the subject received it; another passive's object is no patient
+        pattern = "receive" if passive and verb_lemma in _GIVING else None if passive else verb_lemma
+        for obj in objects if pattern else ():
             for subject in subjects:
-                self.state(subject, verb_lemma, obj, sentence)
-        for child in verb.children:
-            if child.dep_ in ("prep", "dative") and child.lower_ in _PREPOSITIONS and child.lower_ != "by":
-                for obj in (m for c in child.children if c.dep_ == "pobj" for m in self._objects(c)):
-                    # "X founded Y in 1850" dates Y, as "Y was founded in 1850" does, and not X
-                    for subject in objects if obj.type == "DATE" and objects else subjects:
-                        self.state(subject, f"{verb_lemma} {child.lower_}", obj, sentence)
+                self.state(subject, pattern, obj, sentence)
+        if passive:
+            objects = []
+        self._prepositional(verb, verb_lemma, subjects, objects, sentence)
         agents = self._agents(verb) if passive else []
         if verb_lemma in _LIST_VERBS and (agents or objects):  # "bordered by A and B to the north, C to the west"
             agents += [m for m in self._listed_places(verb) if m not in agents and m not in objects]
         for agent in agents:  # read actively: "directed by K" -> K direct X
             for patient in subjects:
                 self.state(agent, verb_lemma, patient, sentence)
+
+    def _prepositional(self, verb, verb_lemma: str, subjects: list[Mention], objects: list[Mention],
+                       sentence) -> None:
+        """`VERB PREP` statements; "X founded Y in 1850" dates Y, as "Y was founded in 1850" does, and not X."""
+        for child in verb.children:
+            if child.dep_ in ("prep", "dative") and child.lower_ in _PREPOSITIONS and child.lower_ != "by":
+                for obj in (m for c in child.children if c.dep_ == "pobj" for m in self._objects(c)):
+                    for subject in objects if obj.type == "DATE" and objects else subjects:
+                        self.state(subject, f"{verb_lemma} {child.lower_}", obj, sentence)
 
     def _listed_places(self, verb) -> list[Mention]:
         """Places a bordering verb lists after its first object, each with its own direction
@@ -428,6 +454,9 @@ class _Reader:
             return self._noun_entity(verb.head)
         if verb.dep_ == "conj" and verb.head.tag_.startswith("VB"):
             return self._subjects(verb.head)
+        if verb.dep_ in ("xcomp", "advcl") and verb.head.tag_.startswith("VB") and any(
+                c.dep_ == "aux" and c.lower_ == "to" for c in verb.children):
+            return self._subjects(verb.head)  # "She went on to win the Academy Award"
         return []
 
     def _noun_entity(self, noun) -> list[Mention]:
@@ -478,12 +507,12 @@ class _Reader:
     def _relational_noun(self, subjects: list[Mention], noun, sentence) -> None:
         if not subjects or self.mention(noun):
             return
-        head = _class_head(noun)
+        # "Philip II ... was King of Spain": a listed class noun may be capitalised
+        head = noun if noun.tag_ == "NNP" and noun.lower_ in listed_classes() else _class_head(noun)
         if head is None:
             return
-        # "the founder of X and the first King of Siam": a listed class noun may be capitalised
-        nouns = [n for n in (head, *head.conjuncts) if n.tag_ in ("NN", "NNS") or n is not head and n.tag_ == "NNP"
-                 and n.lower_ in listed_classes()]
+        nouns = [n for n in (head, *head.conjuncts)
+                 if n.tag_ in ("NN", "NNS") or n.tag_ == "NNP" and n.lower_ in listed_classes()]
         # "one of the most prominent rulers of late medieval Eastern Europe" ranks; it says not what he ruled
         ranked = any(c.tag_ == "JJS" or c.dep_ == "amod" and any(g.lower_ == "most" for g in c.children)
                      for c in head.children)

@@ -280,8 +280,10 @@ class Verbalizer:
         step = self.plan.steps[target][0]
         template, name = self._template(self._rel(step))
         own = _as_list(template.get("question" if self.plan.is_anchor(step.child) else "question_nested", []))
-        if noun != nouns(template["noun"]) and self._carries_noun(step):
-            own = [q for q in own if "{noun}" in q]  # the form says "countries led by X": not "What did X lead?"
+        if noun != nouns(template["noun"]):
+            if self._carries_noun(step):
+                own = [q for q in own if "{noun}" in q]  # the form says "countries led by X": not "What did X lead?"
+            own = [q for q in own if "{noun} of" not in q]  # "the astronomer of Caroline Herschel" is her sibling
         generic = options["projection_people" if people else "projection"] \
             if template.get("generic_questions", True) or not own else []
         wording = self.rng.choice(_number(generic, many) + own)

@@ -292,3 +292,10 @@ def test_gendered_forms_and_synonyms_of_a_class_are_one_class(tmp_path):
     found = facts_of(passages, tmp_path)
     assert {("Ingrid Bergman", "occupation", "actor"), ("Toshiro Mifune", "occupation", "actor"),
             ("Antoine de Saint-Exupéry", "occupation", "pilot"), ("Yuri Gagarin", "occupation", "pilot")} <= found
+
+
+def test_a_place_named_with_its_class_is_the_article(tmp_path):
+    passages = {p.id: p for p in (
+        Passage("p1", "Henan", "Henan is a province in Central China."),
+        Passage("p2", "Zhengzhou", "Zhengzhou is the capital and the largest city of Henan Province."))}
+    assert ("Zhengzhou", "capital_of", "Henan") in facts_of(passages, tmp_path)

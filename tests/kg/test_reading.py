@@ -243,3 +243,24 @@ def test_a_name_ner_cut_is_whole_when_it_is_known_as_the_title():
     found = {t[:4] for t in read("Baal Shem Tov", "Israel ben Eliezer, known as the Baal Shem Tov or BeShT, was a "
                                  "Jewish mystic and healer from Poland.")}
     assert ("Baal Shem Tov", "is a", "mystic", "Israel ben Eliezer") in found
+
+
+def test_infinitives_awards_hyphenated_demonyms_and_fronted_classes():
+    found = {t[:3] for t in read("Vivien Leigh", "Vivien Leigh was a British actress. She went on to win the "
+                                 "Academy Award for Best Actress twice.")}
+    assert ("Vivien Leigh", "win", "Academy Award for Best Actress") in found  # the subject of "went on"
+    found = {t[:3] for t in read("Barbara McClintock", "Barbara McClintock was an American scientist who was "
+                                 "awarded the 1983 Nobel Prize in Physiology or Medicine.")}
+    assert ("Barbara McClintock", "receive", "Nobel Prize in Physiology or Medicine") in found
+    found = {t[:3] for t in read("Henry James", "Henry James was an American-British author.")}
+    assert {("Henry James", "nationality", "American"), ("Henry James", "nationality", "British")} <= found
+    found = {t[:3] for t in read("Jean-Paul Marat", "Jean-Paul Marat was a French political theorist. A journalist "
+                                 "and politician during the French Revolution, he was a defender of the poor.")}
+    assert {("Jean-Paul Marat", "also a", "journalist"), ("Jean-Paul Marat", "also a", "politician")} <= found
+
+
+def test_a_regnal_name_is_its_title_and_a_capitalised_office_a_relation():
+    found = {t[:3] for t in read("Alexander II of Russia", "Alexander II was Emperor of Russia, King of Poland, "
+                                 "and Grand Duke of Finland from 2 March 1855.")}
+    assert ("Alexander II of Russia", "be emperor of", "Russia") in found
+    assert not {t for t in found if t[2] == "Alexander II of Russia"}  # "Russia" is no surname of his

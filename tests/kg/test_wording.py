@@ -256,3 +256,13 @@ def test_members_of_a_set_of_classes_are_senseless():
     grounding = ground(kg, "pni", {"?x": "x", "?w": "fr"}, ["occupation", "occupation_of", "nationality_of"])
     assert grounding.answers == {"b"}
     assert senseless(kg, grounding, Verbalizer(kg, grounding, random.Random(0))) == "class_bridge"
+
+
+def test_a_class_noun_is_not_asked_as_the_relation():
+    # "Who is the astronomer of Caroline Herschel?" against "siblings of Caroline Herschel"
+    facts = [Fact("ch", "sibling_of", "wh", ("p-ch",)), Fact("wh", "occupation", "c:astronomer", ("p-wh",))]
+    kg = build_graph(facts, {"ch": "Caroline Herschel", "wh": "William Herschel", "c:astronomer": "astronomer"},
+                     builtin_inverses())
+    grounding = ground(kg, "1p", {"?x": "ch"}, ["sibling_of"])
+    found = questions(kg, grounding)
+    assert found and not [q for q in found if "astronomer of" in q], found
