@@ -68,32 +68,39 @@ def classes() -> dict:
 
 
 @cache
-def narrower(cls: str) -> frozenset[str]:
-    """Every class noun whose members are members of `cls` by `classes.yaml` (not `cls` itself)."""
+def _containment() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """`classes.yaml`'s broader table both ways, in American spelling: (class -> the classes it
+    directly contains, class -> the classes that directly contain it). Built once: `narrower` and
+    `broader` are asked of hundreds of classes."""
     contained: dict[str, set[str]] = defaultdict(set)
     for noun, wider in classes()["broader"].items():
         for w in wider:
             contained[spelled(w)].add(spelled(noun))
+    containing = {spelled(noun): frozenset(map(spelled, wider)) for noun, wider in classes()["broader"].items()}
+    return {k: frozenset(v) for k, v in contained.items()}, containing
+
+
+def _closure(table: dict[str, frozenset[str]], start: str) -> frozenset[str]:
+    """Every class reached from `start` through `table` (not `start` itself)."""
     found: set[str] = set()
-    todo = [spelled(cls)]
+    todo = [start]
     while todo:
-        for noun in contained[todo.pop()] - found:
+        for noun in table.get(todo.pop(), frozenset()) - found:
             found.add(noun)
             todo.append(noun)
-    return frozenset(found - {spelled(cls)})
+    return frozenset(found - {start})
+
+
+@cache
+def narrower(cls: str) -> frozenset[str]:
+    """Every class noun whose members are members of `cls` by `classes.yaml` (not `cls` itself)."""
+    return _closure(_containment()[0], spelled(cls))
 
 
 @cache
 def broader(cls: str) -> frozenset[str]:
     """Every class noun that contains `cls` by `classes.yaml` (not `cls` itself): chemist -> scientist."""
-    table = {spelled(noun): [spelled(w) for w in wider] for noun, wider in classes()["broader"].items()}
-    found: set[str] = set()
-    todo = [spelled(cls)]
-    while todo:
-        for noun in set(table.get(todo.pop(), ())) - found:
-            found.add(noun)
-            todo.append(noun)
-    return frozenset(found - {spelled(cls)})
+    return _closure(_containment()[1], spelled(cls))
 
 
 def spelled(phrase: str) -> str:
@@ -137,6 +144,7 @@ class CorpusCheck:
         self.kg, self.passages = kg, passages
         self.sentences: list[tuple[str, tuple[str, ...]]] = []  # (passage id, the sentence's tokens)
         self.shapes: list[_Shape | None] = []  # per sentence, which tokens are capitalised / joined to the previous
+        self.vocabulary: list[frozenset[str]] = []  # per sentence, its distinct tokens (most names are not in it)
         self.lowered: set[str] = set()  # tokens written in lower case somewhere: common words, not name parts
         self.postings: dict[str, set[int]] = defaultdict(set)  # token -> sentences
         self.by_passage: dict[str, list[int]] = defaultdict(list)
@@ -164,7 +172,8 @@ class CorpusCheck:
                 if node not in self.passages_of and pid in passages:
                     self.stated_in[node].append(pid)
         self.with_passage = frozenset(self.passages_of)
-        self._range: dict[str, dict[tuple[str, ...], set[str]]] = {}  # relation -> name -> nodes it reaches
+        self._range: dict[str, tuple[dict[tuple[str, ...], set[str]], dict[str, tuple[int, ...]]]] = {}  # _range_names
+        self._names_of: dict[str, frozenset[tuple[str, ...]]] = {}  # node -> _all_names (depends on use_classes)
         self._other: dict[tuple[str, str], frozenset[str]] = {}
         self._any: dict[tuple[str, str], bool] = {}
         self._named: dict[str, set[int]] = {}
@@ -177,6 +186,7 @@ class CorpusCheck:
         if self._plain is None:
             plain = copy.copy(self)
             plain.use_classes, plain._named, plain._other, plain._any, plain._meets = False, {}, {}, {}, {}
+            plain._names_of = {}
             self._plain = plain
         return self._plain
 
@@ -192,7 +202,8 @@ class CorpusCheck:
                 if shape:
                     self.lowered |= {w for w, cap in zip(words, shape.capital, strict=True) if not cap}
                 self.by_passage[pid].append(index)
-                for word in set(words):
+                self.vocabulary.append(frozenset(words))
+                for word in self.vocabulary[index]:
                     self.postings[word].add(index)
 
     def _read_statements(self, kg: KnowledgeGraph) -> dict[str, Counter[str]]:
@@ -215,6 +226,7 @@ class CorpusCheck:
                 if 0 <= i != j >= 0:
                     order[relation][i < j] += 1
         self.cues = {r: _cues(statements) for r, statements in gaps.items()}
+        self._cue_prefixes = {r: tuple(sorted(c)) for r, c in self.cues.items()}  # for str.startswith
         # a relation whose statements name the subject first (or last) nearly always is read that way only:
         # "Aleppo is a city in northern Syria" says Aleppo lies in Syria, not Syria in Aleppo
         self.direction = {r: (1 if c[True] >= CUE_COVER * total else -1 if c[False] >= CUE_COVER * total else 0)
@@ -231,12 +243,14 @@ class CorpusCheck:
             self._named[node] = self._find_naming(node)
         return self._named[node]
 
-    def _all_names(self, node: str) -> set[tuple[str, ...]]:
+    def _all_names(self, node: str) -> frozenset[tuple[str, ...]]:
         """The node's names; a class is named by its narrower classes too: "a Swedish chemist" may be a
-        member of "Swedish scientists"."""
-        label = self.kg.labels.get(node, "")
-        wider = {tuple(tokens(c)) for c in narrower(label)} if self.use_classes and label.islower() else set()
-        return {n for n in self.names[node] | wider if n}
+        member of "Swedish scientists". Cached: asked for every sentence read."""
+        if node not in self._names_of:
+            label = self.kg.labels.get(node, "")
+            wider = {tuple(tokens(c)) for c in narrower(label)} if self.use_classes and label.islower() else set()
+            self._names_of[node] = frozenset(n for n in self.names[node] | wider if n)
+        return self._names_of[node]
 
     def _find_naming(self, node: str) -> set[int]:
         found: set[int] = set()
@@ -246,14 +260,25 @@ class CorpusCheck:
         return found
 
     def _mentions(self, index: int, name: tuple[str, ...]) -> list[int]:
-        """Where the sentence names `name` as a whole: not as part of a longer name ("Ernst" in "Ernst
-        Haeckel" is not Max Ernst, "Aleppo" in "the Aleppo Governorate" not the city)."""
-        words, shape, n = self.sentences[index][1], self.shapes[index], len(name)
-        found = [k for k in range(len(words) - n + 1) if words[k:k + n] == name]
-        if shape is None:
-            return found
-        return [k for k in found if not shape.capital[k] or not (self._name_part(index, k - 1, before=True)
-                                                                  or self._name_part(index, k + n, before=False))]
+        """Where the sentence names `name` (not empty) as a whole: not as part of a longer name ("Ernst"
+        in "Ernst Haeckel" is not Max Ernst, "Aleppo" in "the Aleppo Governorate" not the city)."""
+        if name[0] not in self.vocabulary[index]:
+            return []
+        words, n, found = self.sentences[index][1], len(name), []
+        k = words.index(name[0])  # tuple.index jumps to each occurrence of the first word (C, not a Python loop)
+        while True:
+            if words[k:k + n] == name and self._whole(index, k, n):
+                found.append(k)
+            try:
+                k = words.index(name[0], k + 1)
+            except ValueError:
+                return found
+
+    def _whole(self, index: int, k: int, n: int) -> bool:
+        """Is the mention of n tokens at k a whole name, not part of a longer one (see `_mentions`)?"""
+        shape = self.shapes[index]
+        return shape is None or not shape.capital[k] or not (self._name_part(index, k - 1, before=True)
+                                                             or self._name_part(index, k + n, before=False))
 
     def _name_part(self, index: int, k: int, before: bool) -> bool:
         """Is token k a capitalised word joined to the mention next to it (a part of a longer name)? A
@@ -292,19 +317,24 @@ class CorpusCheck:
         return False
 
     def _cued(self, index: int, relation: str) -> bool:
-        cues = self.cues.get(relation)
+        cues = self._cue_prefixes.get(relation)
         # a word cued as it begins counts ("bordered" for "border"): reading more sentences is the safe side
-        return not cues or any(w.startswith(c) for w in self.sentences[index][1] for c in cues)
+        return not cues or any(w.startswith(cues) for w in self.sentences[index][1])
 
-    def _range_names(self, relation: str) -> dict[tuple[str, ...], set[str]]:
-        """Every name of every node some fact of `relation` points to."""
+    def _range_names(self, relation: str) -> tuple[dict[tuple[str, ...], set[str]], dict[str, tuple[int, ...]]]:
+        """Every name of every node some fact of `relation` points to (name -> the nodes), and the lengths
+        of the names each first token begins: a sentence is looked up only where a name may begin, and
+        only at those lengths."""
         if relation not in self._range:
             by_name: dict[tuple[str, ...], set[str]] = defaultdict(set)
             for node in self.kg.subjects.get(self.kg.inverses[relation], ()):
                 for name in self.names[node]:
                     if name:
                         by_name[name].add(node)
-            self._range[relation] = dict(by_name)
+            lengths: dict[str, set[int]] = defaultdict(set)
+            for name in by_name:
+                lengths[name[0]].add(len(name))
+            self._range[relation] = dict(by_name), {w: tuple(sorted(ns)) for w, ns in lengths.items()}
         return self._range[relation]
 
     def other_member(self, anchor: str, relation: str) -> bool:
@@ -330,8 +360,7 @@ class CorpusCheck:
         # Jiangsu, Shanghai, Anhui ...")
         passage_entities = bool(members & self.with_passage) or not members
         names_only = not (members and members <= self.with_passage)
-        by_name = self._range_names(relation)
-        longest = max(map(len, by_name), default=0)
+        by_name, lengths = self._range_names(relation)
         kinds = {r for m in members for r in self.kg.out.get(m, ())} if members else None  # the members' relations
         found: set[str] = set()
         # the anchor's own passage speaks of it in every sentence ("The sovereign state lies ... in the
@@ -348,10 +377,12 @@ class CorpusCheck:
             if passage_entities and self._same_kind(entity, kinds) and self._ordered(
                     index, relation, at, self._where(index, entity) or [-1]):
                 found.add(entity)  # the passage's own entity (one the graph knows nothing of, too)
-            if names_only or entity == anchor:
-                found |= {node for n in range(1, longest + 1) for k in range(len(words) - n + 1)
-                          for node in by_name.get(words[k:k + n], ())
-                          if self._ordered(index, relation, at, [k]) and k in self._mentions(index, words[k:k + n])}
+            if names_only or entity == anchor:  # every whole mention of a range name, in order
+                for k, word in enumerate(words):
+                    for n in lengths.get(word, ()):
+                        nodes = by_name.get(words[k:k + n])
+                        if nodes and self._whole(index, k, n) and self._ordered(index, relation, at, [k]):
+                            found |= nodes
             if first and found - members - {anchor}:
                 break
         return frozenset(found - members - {anchor})
