@@ -27,7 +27,7 @@ from pipeline.kg.query import branch_passages, partial_passages, plan_for, trave
 from pipeline.kg.sample import ChainEnumerator, Enumerating, Enumerator, Grounding, Reject, Sampler
 from pipeline.kg.verbalize import Verbalizer, templates
 from pipeline.progress import Progress
-from pipeline.querytypes import check_triples, get_type, matches, query_graph
+from pipeline.querytypes import check_triples, get_type, matches, query_graph, renames_pattern
 from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage, Triple, WitnessFact
 from pipeline.resources import package_data
 
@@ -343,11 +343,19 @@ def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mappin
     )
     if texts is not None and check_witnesses(item, texts):
         raise Reject("witness_not_in_text")
-    # last: the costliest check, and one no grounding of the sampler should fail
-    if check_triples(triples, plan.target, plan.type) or not matches(query_graph(triples, plan.target), plan.type,
-                                                                      directed=True):
+    if not forms_type(triples, plan.target, plan.type):  # last: no grounding of the sampler should fail it
         raise Reject("type_check_failed")
     return item
+
+
+def forms_type(triples: list[Triple], target: str, type_name: str) -> bool:
+    """Do the triples form the type, in ComLQ's edge directions too? They are built in the pattern's edge
+    order, so a renaming of the pattern (the isomorphism both searches would find) is checked first, and
+    the searches run only when it is not one."""
+    if renames_pattern(triples, target, type_name):
+        return True
+    return not check_triples(triples, target, type_name) and matches(query_graph(triples, target), type_name,
+                                                                     directed=True)
 
 
 def witness_facts(kg: KnowledgeGraph, grounding: Grounding) -> tuple[WitnessFact, ...]:
