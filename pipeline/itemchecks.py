@@ -42,6 +42,8 @@ def check_witnesses(item: Item, corpus_text: Mapping[str, str]) -> list[str]:
 
 def mentions(text: str, name: str) -> bool:
     """Does `text` contain `name` as whole words, ignoring case?"""
+    if text.isascii() and name.isascii() and name.lower() not in text.lower():
+        return False  # in ASCII, ignoring case is plain lower case: no match without the substring (and no regex)
     return _whole_words(name).search(text) is not None
 
 

@@ -172,11 +172,23 @@ class CorpusCheck:
                 if node not in self.passages_of and pid in passages:
                     self.stated_in[node].append(pid)
         self.with_passage = frozenset(self.passages_of)
-        self._range: dict[str, tuple[dict[tuple[str, ...], set[str]], dict[str, tuple[int, ...]]]] = {}  # _range_names
+        # every node's names, and the lengths of those each first token begins (see `_named_in`)
+        self.all_names = frozenset(n for names in self.names.values() for n in names if n)
+        lengths: dict[str, set[int]] = defaultdict(set)
+        for name in self.all_names:
+            lengths[name[0]].add(len(name))
+        self._lengths = {w: tuple(sorted(ns)) for w, ns in lengths.items()}
+        # caches that do not depend on use_classes (shared with without_classes())
+        self._range: dict[str, dict[tuple[str, ...], set[str]]] = {}  # relation -> name -> range nodes it names
+        self._mentioned: dict[int, tuple[tuple[int, tuple[str, ...]], ...]] = {}  # see _named_in
+        self._occurrences: dict[tuple[str, ...], dict[int, list[int]]] = {}  # see _occurring
+        self._cued_in: dict[tuple[int, str], bool] = {}
+        self._sentences_of: dict[str, frozenset[int]] = {}  # see _read_for
+        self._kinds: dict[str, frozenset[str]] = {}  # node -> its relations but the weak ones (see _same_kind)
         self._names_of: dict[str, frozenset[tuple[str, ...]]] = {}  # node -> _all_names (depends on use_classes)
         self._other: dict[tuple[str, str], frozenset[str]] = {}
         self._any: dict[tuple[str, str], bool] = {}
-        self._named: dict[str, set[int]] = {}
+        self._named: dict[str, dict[int, list[int]]] = {}  # node -> sentence -> where it names the node
         self._meets: dict[tuple[str, str, str], bool] = {}
         self.use_classes = True  # a class is named by its narrower classes too (classes.yaml)
         self._plain: CorpusCheck | None = None
@@ -237,8 +249,9 @@ class CorpusCheck:
                                  * c.total() and _classes_share(kg, r) >= CUE_COVER)
         return stated
 
-    def _naming(self, node: str) -> set[int]:
-        """The sentences that name the node (all tokens of one of its names, in a row)."""
+    def _naming(self, node: str) -> dict[int, list[int]]:
+        """The sentences that name the node (all tokens of one of its names, in a row), each with the token
+        positions where it does (`_where`)."""
         if node not in self._named:
             self._named[node] = self._find_naming(node)
         return self._named[node]
@@ -252,12 +265,32 @@ class CorpusCheck:
             self._names_of[node] = frozenset(n for n in self.names[node] | wider if n)
         return self._names_of[node]
 
-    def _find_naming(self, node: str) -> set[int]:
-        found: set[int] = set()
-        for name in self._all_names(node):
+    def _find_naming(self, node: str) -> dict[int, list[int]]:
+        names = self._all_names(node)
+        if len(names) == 1:  # one name: its occurrences as they are (positions ascending, as merged ones)
+            return self._occurring(next(iter(names)))
+        found: dict[int, set[int]] = defaultdict(set)
+        for name in names:
+            for i, where in self._occurring(name).items():
+                found[i].update(where)
+        return {i: sorted(where) for i, where in found.items()}
+
+    def _occurring(self, name: tuple[str, ...]) -> dict[int, list[int]]:
+        """Every sentence naming `name` as a whole, with where; the sentences holding all its words are read.
+        Cached by name: the classes of classes.yaml are names of many nodes' (their broader classes')."""
+        if name not in self._occurrences:
             candidates = set.intersection(*(self.postings.get(t, set()) for t in name))
-            found |= {i for i in candidates if self._mentions(i, name)}
-        return found
+            self._occurrences[name] = {i: where for i in candidates if (where := self._mentions(i, name))}
+        return self._occurrences[name]
+
+    def _named_in(self, index: int) -> tuple[tuple[int, tuple[str, ...]], ...]:
+        """Every whole mention (position, name) in the sentence of a name of any node (`all_names`)."""
+        if index not in self._mentioned:
+            words = self.sentences[index][1]
+            self._mentioned[index] = tuple((k, words[k:k + n]) for k, word in enumerate(words)
+                                           for n in self._lengths.get(word, ())
+                                           if words[k:k + n] in self.all_names and self._whole(index, k, n))
+        return self._mentioned[index]
 
     def _mentions(self, index: int, name: tuple[str, ...]) -> list[int]:
         """Where the sentence names `name` (not empty) as a whole: not as part of a longer name ("Ernst"
@@ -294,7 +327,10 @@ class CorpusCheck:
         return k > 0 or words[k] not in self.lowered
 
     def _where(self, index: int, node: str) -> list[int]:
-        """The token positions where the sentence names the node as a whole."""
+        """The token positions where the sentence names the node as a whole: from `_naming` once it has
+        been asked of the node (it finds them for every sentence naming one of its names), else read."""
+        if node in self._named:
+            return self._named[node].get(index, [])
         return sorted({k for name in self._all_names(node) for k in self._mentions(index, name)})
 
     def _ordered(self, index: int, relation: str, subject: list[int], obj: list[int]) -> bool:
@@ -318,23 +354,23 @@ class CorpusCheck:
 
     def _cued(self, index: int, relation: str) -> bool:
         cues = self._cue_prefixes.get(relation)
-        # a word cued as it begins counts ("bordered" for "border"): reading more sentences is the safe side
-        return not cues or any(w.startswith(cues) for w in self.sentences[index][1])
+        if not cues:
+            return True
+        key = (index, relation)
+        if key not in self._cued_in:
+            # a word cued as it begins counts ("bordered" for "border"): reading more sentences is the safe side
+            self._cued_in[key] = any(w.startswith(cues) for w in self.vocabulary[index])
+        return self._cued_in[key]
 
-    def _range_names(self, relation: str) -> tuple[dict[tuple[str, ...], set[str]], dict[str, tuple[int, ...]]]:
-        """Every name of every node some fact of `relation` points to (name -> the nodes), and the lengths
-        of the names each first token begins: a sentence is looked up only where a name may begin, and
-        only at those lengths."""
+    def _range_names(self, relation: str) -> dict[tuple[str, ...], set[str]]:
+        """Every name of every node some fact of `relation` points to, with the nodes it names."""
         if relation not in self._range:
             by_name: dict[tuple[str, ...], set[str]] = defaultdict(set)
             for node in self.kg.subjects.get(self.kg.inverses[relation], ()):
                 for name in self.names[node]:
                     if name:
                         by_name[name].add(node)
-            lengths: dict[str, set[int]] = defaultdict(set)
-            for name in by_name:
-                lengths[name[0]].add(len(name))
-            self._range[relation] = dict(by_name), {w: tuple(sorted(ns)) for w, ns in lengths.items()}
+            self._range[relation] = dict(by_name)
         return self._range[relation]
 
     def other_member(self, anchor: str, relation: str) -> bool:
@@ -360,16 +396,17 @@ class CorpusCheck:
         # Jiangsu, Shanghai, Anhui ...")
         passage_entities = bool(members & self.with_passage) or not members
         names_only = not (members and members <= self.with_passage)
-        by_name, lengths = self._range_names(relation)
+        by_name = self._range_names(relation)
         kinds = {r for m in members for r in self.kg.out.get(m, ())} if members else None  # the members' relations
         found: set[str] = set()
+        searched = 0  # size of `found` when last compared with the members
         # the anchor's own passage speaks of it in every sentence ("The sovereign state lies ... in the
         # Micronesia region", of the Marshall Islands), naming it or not; read for a relation with cue
         # words only (a sentence using one), else every demonym of the passage would be a nationality
         own = {i for pid in self.passages_of.get(anchor, ()) for i in self.by_passage[pid]} if self.cues.get(
             relation) else set()
-        for index in sorted(self._naming(anchor) | own):
-            pid, words = self.sentences[index]
+        for index in sorted(self._naming(anchor).keys() | own):
+            pid = self.sentences[index][0]
             if not self._cued(index, relation):
                 continue
             at = self._where(index, anchor) or [-1]  # not named: the passage's topic, first
@@ -378,20 +415,21 @@ class CorpusCheck:
                     index, relation, at, self._where(index, entity) or [-1]):
                 found.add(entity)  # the passage's own entity (one the graph knows nothing of, too)
             if names_only or entity == anchor:  # every whole mention of a range name, in order
-                for k, word in enumerate(words):
-                    for n in lengths.get(word, ()):
-                        nodes = by_name.get(words[k:k + n])
-                        if nodes and self._whole(index, k, n) and self._ordered(index, relation, at, [k]):
-                            found |= nodes
-            if first and found - members - {anchor}:
+                for k, name in self._named_in(index):
+                    if (nodes := by_name.get(name)) and self._ordered(index, relation, at, [k]):
+                        found |= nodes
+            if first and len(found) > searched and found - members - {anchor}:  # asked again only when it grew
                 break
+            searched = len(found)
         return frozenset(found - members - {anchor})
 
     def _same_kind(self, entity: str, kinds: set[str] | None) -> bool:
         """Could the entity be of the members' kind (`kinds`: their relations; None: no members)? Not
         when the graph states relations of it and the members have none of them: a person is no member
         of "the places bordering Ukraine"."""
-        own = set(self.kg.out.get(entity, ())) - WEAK
+        if entity not in self._kinds:
+            self._kinds[entity] = frozenset(self.kg.out.get(entity, ())) - WEAK
+        own = self._kinds[entity]
         return not own or kinds is None or bool(own & kinds)
 
     def possible(self, conditions: Iterable[tuple[str, str]]) -> set[str]:
@@ -404,12 +442,18 @@ class CorpusCheck:
         negated condition (answer -relation-> anchor)?"""
         key = (answer, relation, anchor)
         if key not in self._meets:
-            naming = self._naming(anchor)
-            own = self.passages_of.get(answer) or self.stated_in.get(answer, ())
-            self._meets[key] = any(i in naming and self._cued(i, relation) and self._ordered(
-                i, relation, self._where(i, answer) or [-1], self._where(i, anchor))
-                for pid in own for i in self.by_passage[pid])
+            # the sentences of the answer's passages that name the anchor: the only ones that can say it
+            named = self._naming(anchor).keys() & self._read_for(answer)
+            self._meets[key] = any(self._cued(i, relation) and self._ordered(
+                i, relation, self._where(i, answer) or [-1], self._where(i, anchor)) for i in named)
         return self._meets[key]
+
+    def _read_for(self, answer: str) -> frozenset[int]:
+        """The sentences of the answer's own passages, else of the passages stating something of it."""
+        if answer not in self._sentences_of:
+            own = self.passages_of.get(answer) or self.stated_in.get(answer, ())
+            self._sentences_of[answer] = frozenset(i for pid in own for i in self.by_passage[pid])
+        return self._sentences_of[answer]
 
     def reject_reason(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str],
                       sets: dict[str, set[str]]) -> str | None:
