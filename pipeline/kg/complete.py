@@ -172,12 +172,15 @@ class CorpusCheck:
                 if node not in self.passages_of and pid in passages:
                     self.stated_in[node].append(pid)
         self.with_passage = frozenset(self.passages_of)
-        # every node's names, and the lengths of those each first token begins (see `_named_in`)
+        # every node's names: the one-word ones, and the lengths of the longer ones each first two words begin
+        # (see `_named_in`; by two words, since "the" alone begins names of ten lengths)
         self.all_names = frozenset(n for names in self.names.values() for n in names if n)
-        lengths: dict[str, set[int]] = defaultdict(set)
+        self._one_word = frozenset(n[0] for n in self.all_names if len(n) == 1)
+        lengths: dict[tuple[str, ...], set[int]] = defaultdict(set)
         for name in self.all_names:
-            lengths[name[0]].add(len(name))
-        self._lengths = {w: tuple(sorted(ns)) for w, ns in lengths.items()}
+            if len(name) > 1:
+                lengths[name[:2]].add(len(name))
+        self._lengths = {head: tuple(sorted(ns)) for head, ns in lengths.items()}
         # caches that do not depend on use_classes (shared with without_classes())
         self._range: dict[str, dict[tuple[str, ...], set[str]]] = {}  # relation -> name -> range nodes it names
         self._mentioned: dict[int, tuple[tuple[int, tuple[str, ...]], ...]] = {}  # see _named_in
@@ -286,10 +289,14 @@ class CorpusCheck:
     def _named_in(self, index: int) -> tuple[tuple[int, tuple[str, ...]], ...]:
         """Every whole mention (position, name) in the sentence of a name of any node (`all_names`)."""
         if index not in self._mentioned:
-            words = self.sentences[index][1]
-            self._mentioned[index] = tuple((k, words[k:k + n]) for k, word in enumerate(words)
-                                           for n in self._lengths.get(word, ())
-                                           if words[k:k + n] in self.all_names and self._whole(index, k, n))
+            words, found = self.sentences[index][1], []
+            for k, word in enumerate(words):
+                if word in self._one_word and self._whole(index, k, 1):
+                    found.append((k, (word,)))
+                for n in self._lengths.get(words[k:k + 2], ()):
+                    if words[k:k + n] in self.all_names and self._whole(index, k, n):
+                        found.append((k, words[k:k + n]))
+            self._mentioned[index] = tuple(found)
         return self._mentioned[index]
 
     def _mentions(self, index: int, name: tuple[str, ...]) -> list[int]:
@@ -405,12 +412,12 @@ class CorpusCheck:
         # words only (a sentence using one), else every demonym of the passage would be a nationality
         own = {i for pid in self.passages_of.get(anchor, ()) for i in self.by_passage[pid]} if self.cues.get(
             relation) else set()
-        for index in sorted(self._naming(anchor).keys() | own):
-            pid = self.sentences[index][0]
+        naming = self._naming(anchor)
+        for index in sorted(naming.keys() | own):
             if not self._cued(index, relation):
                 continue
-            at = self._where(index, anchor) or [-1]  # not named: the passage's topic, first
-            entity = self.entity_of[pid]
+            at = naming.get(index) or [-1]  # where the sentence names the anchor; not named: the passage's topic, first
+            entity = self.entity_of[self.sentences[index][0]]
             if passage_entities and self._same_kind(entity, kinds) and self._ordered(
                     index, relation, at, self._where(index, entity) or [-1]):
                 found.add(entity)  # the passage's own entity (one the graph knows nothing of, too)
