@@ -33,6 +33,7 @@ from __future__ import annotations
 import copy
 import re
 import unicodedata
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -185,7 +186,8 @@ class CorpusCheck:
         self._range: dict[str, dict[tuple[str, ...], set[str]]] = {}  # relation -> name -> range nodes it names
         self._mentioned: dict[int, tuple[tuple[int, tuple[str, ...]], ...]] = {}  # see _named_in
         self._occurrences: dict[tuple[str, ...], dict[int, list[int]]] = {}  # see _occurring
-        self._cued_in: dict[tuple[int, str], bool] = {}
+        self._cued_in: dict[str, frozenset[int]] = {}  # relation -> the sentences using one of its cue words
+        self._words: list[str] = []  # the corpus's words, sorted (those beginning with a cue stand together)
         self._sentences_of: dict[str, frozenset[int]] = {}  # see _read_for
         self._kinds: dict[str, frozenset[str]] = {}  # node -> its relations but the weak ones (see _same_kind)
         self._names_of: dict[str, frozenset[tuple[str, ...]]] = {}  # node -> _all_names (depends on use_classes)
@@ -241,7 +243,6 @@ class CorpusCheck:
                 if 0 <= i != j >= 0:
                     order[relation][i < j] += 1
         self.cues = {r: _cues(statements) for r, statements in gaps.items()}
-        self._cue_prefixes = {r: tuple(sorted(c)) for r, c in self.cues.items()}  # for str.startswith
         # a relation whose statements name the subject first (or last) nearly always is read that way only:
         # "Aleppo is a city in northern Syria" says Aleppo lies in Syria, not Syria in Aleppo
         self.direction = {r: (1 if c[True] >= CUE_COVER * total else -1 if c[False] >= CUE_COVER * total else 0)
@@ -335,10 +336,14 @@ class CorpusCheck:
 
     def _where(self, index: int, node: str) -> list[int]:
         """The token positions where the sentence names the node as a whole: from `_naming` once it has
-        been asked of the node (it finds them for every sentence naming one of its names), else read."""
+        been asked of the node (it finds them for every sentence naming one of its names), else from the
+        sentence's mentions of node names (`_named_in`) when those include all the node's names, else read."""
         if node in self._named:
             return self._named[node].get(index, [])
-        return sorted({k for name in self._all_names(node) for k in self._mentions(index, name)})
+        names = self._all_names(node)
+        if names <= self.all_names:
+            return sorted({k for k, name in self._named_in(index) if name in names})
+        return sorted({k for name in names for k in self._mentions(index, name)})
 
     def _ordered(self, index: int, relation: str, subject: list[int], obj: list[int]) -> bool:
         """May the sentence, naming the subject at `subject` and the object at `obj`, state (subject,
@@ -360,14 +365,27 @@ class CorpusCheck:
         return False
 
     def _cued(self, index: int, relation: str) -> bool:
-        cues = self._cue_prefixes.get(relation)
+        cued = self._cued_sentences(relation)
+        return cued is None or index in cued
+
+    def _cued_sentences(self, relation: str) -> frozenset[int] | None:
+        """The sentences using a cue word of the relation, None for a relation without cue words (any
+        sentence may state it). A word cued as it begins counts ("bordered" for "border"): reading more
+        sentences is the safe side. Found once per relation in the sorted words and their postings."""
+        cues = self.cues.get(relation)
         if not cues:
-            return True
-        key = (index, relation)
-        if key not in self._cued_in:
-            # a word cued as it begins counts ("bordered" for "border"): reading more sentences is the safe side
-            self._cued_in[key] = any(w.startswith(cues) for w in self.vocabulary[index])
-        return self._cued_in[key]
+            return None
+        if relation not in self._cued_in:
+            if not self._words:
+                self._words = sorted(self.postings)
+            found: set[int] = set()
+            for cue in cues:
+                at = bisect_left(self._words, cue)
+                while at < len(self._words) and self._words[at].startswith(cue):
+                    found |= self.postings[self._words[at]]
+                    at += 1
+            self._cued_in[relation] = frozenset(found)
+        return self._cued_in[relation]
 
     def _range_names(self, relation: str) -> dict[tuple[str, ...], set[str]]:
         """Every name of every node some fact of `relation` points to, with the nodes it names."""
@@ -412,10 +430,8 @@ class CorpusCheck:
         # words only (a sentence using one), else every demonym of the passage would be a nationality
         own = {i for pid in self.passages_of.get(anchor, ()) for i in self.by_passage[pid]} if self.cues.get(
             relation) else set()
-        naming = self._naming(anchor)
-        for index in sorted(naming.keys() | own):
-            if not self._cued(index, relation):
-                continue
+        naming, cued = self._naming(anchor), self._cued_sentences(relation)
+        for index in sorted(naming.keys() | own if cued is None else (naming.keys() | own) & cued):
             at = naming.get(index) or [-1]  # where the sentence names the anchor; not named: the passage's topic, first
             entity = self.entity_of[self.sentences[index][0]]
             if passage_entities and self._same_kind(entity, kinds) and self._ordered(
