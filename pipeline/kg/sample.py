@@ -464,7 +464,7 @@ class Enumerator(Enumerating):
         if not core:
             return None
         for i in range(len(sets)):
-            if frozenset.intersection(*(s for j, s in enumerate(sets) if j != i)) == core:
+            if frozenset.intersection(*sets[:i], *sets[i + 1:]) == core:
                 return None
         if self.negated and len(core) < 2:
             return None
