@@ -16,7 +16,7 @@ import time
 
 from pipeline.config import GenerateConfig
 from pipeline.kg.complete import CorpusCheck
-from pipeline.kg.generator import build_kg, generate_type
+from pipeline.kg.generator import build_kg, generate_type, long_lived
 from pipeline.passages import SAMPLE_PATH, load_passages
 from pipeline.querytypes import TYPE_NAMES
 
@@ -42,13 +42,14 @@ def main() -> None:
 
     config = GenerateConfig(per_type=args.per_type, seed=args.seed)
     best_wall = best_cpu = 0.0
-    for run in range(1, args.repeat + 1):
-        wall, cpu = time.perf_counter(), time.process_time()
-        count = sum(len(generate_type(kg, name, config, texts, checker)[0]) for name in TYPE_NAMES)
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        best_wall, best_cpu = max(best_wall, count / wall), max(best_cpu, count / cpu)
-        print(f"run {run}: {count} items in {wall:.2f} s wall ({count / wall:.0f} items/s), "
-              f"{cpu:.2f} s CPU ({count / cpu:.0f} items per CPU second)")
+    with long_lived():  # as `comlq generate` samples
+        for run in range(1, args.repeat + 1):
+            wall, cpu = time.perf_counter(), time.process_time()
+            count = sum(len(generate_type(kg, name, config, texts, checker)[0]) for name in TYPE_NAMES)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            best_wall, best_cpu = max(best_wall, count / wall), max(best_cpu, count / cpu)
+            print(f"run {run}: {count} items in {wall:.2f} s wall ({count / wall:.0f} items/s), "
+                  f"{cpu:.2f} s CPU ({count / cpu:.0f} items per CPU second)")
     print(f"best: {best_wall:.0f} items/s wall, {best_cpu:.0f} items per CPU second (goal 500)")
 
 

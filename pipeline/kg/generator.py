@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import logging
@@ -9,7 +10,8 @@ import random
 import re
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -155,7 +157,7 @@ def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tup
     result = GenerationResult()
     per_type: dict[str, dict] = {}
     started = time.perf_counter()
-    with Progress("kg sampling", total=len(types), unit="type") as bar:
+    with long_lived(), Progress("kg sampling", total=len(types), unit="type") as bar:
         for name in types:
             bar.set_postfix_str(name)
             items, summary = generate_type(kg, name, config, texts, checker)
@@ -178,6 +180,19 @@ def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tup
                    "items_per_second": round(len(result.items) / seconds, 1) if seconds > 0 else None},
     }
     return result
+
+
+@contextmanager
+def long_lived() -> Iterator[None]:
+    """Sampling with what exists now (the graph, the corpus index) left out of the garbage collector's
+    full passes: they live through all of sampling, and walking them was a fifth of its time on the
+    sample. Only the collector's bookkeeping changes (gc.freeze, undone after)."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: Mapping[str, str] | None = None,
