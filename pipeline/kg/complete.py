@@ -401,9 +401,15 @@ class CorpusCheck:
     def other_member(self, anchor: str, relation: str) -> bool:
         """Might the corpus say that an entity the graph does not reach from `anchor` along `relation` is reached?"""
         key = (anchor, relation)
-        if key not in self._any:  # stops at the first such entity (a broad anchor names thousands)
-            self._any[key] = bool(self._other[key]) if key in self._other else bool(
-                self._others(anchor, relation, frozenset(self.kg.neighbours(anchor, relation)), first=True))
+        if key in self._any:
+            return self._any[key]
+        if key in self._other:
+            self._any[key] = bool(self._other[key])
+        else:  # stops at the first such entity (a broad anchor names thousands)
+            found = self._others(anchor, relation, frozenset(self.kg.neighbours(anchor, relation)), first=True)
+            self._any[key] = bool(found)
+            if not found:  # it read every sentence without stopping: the whole answer, for `others`
+                self._other[key] = found
         return self._any[key]
 
     def others(self, anchor: str, relation: str) -> frozenset[str]:
