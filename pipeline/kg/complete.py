@@ -145,7 +145,6 @@ class CorpusCheck:
         self.kg, self.passages = kg, passages
         self.sentences: list[tuple[str, tuple[str, ...]]] = []  # (passage id, the sentence's tokens)
         self.shapes: list[_Shape | None] = []  # per sentence, which tokens are capitalised / joined to the previous
-        self.vocabulary: list[frozenset[str]] = []  # per sentence, its distinct tokens (most names are not in it)
         self.lowered: set[str] = set()  # tokens written in lower case somewhere: common words, not name parts
         self.postings: dict[str, set[int]] = defaultdict(set)  # token -> sentences
         self.by_passage: dict[str, list[int]] = defaultdict(list)
@@ -219,8 +218,7 @@ class CorpusCheck:
                 if shape:
                     self.lowered |= {w for w, cap in zip(words, shape.capital, strict=True) if not cap}
                 self.by_passage[pid].append(index)
-                self.vocabulary.append(frozenset(words))
-                for word in self.vocabulary[index]:
+                for word in set(words):
                     self.postings[word].add(index)
 
     def _read_statements(self, kg: KnowledgeGraph) -> dict[str, Counter[str]]:
@@ -303,7 +301,7 @@ class CorpusCheck:
     def _mentions(self, index: int, name: tuple[str, ...]) -> list[int]:
         """Where the sentence names `name` (not empty) as a whole: not as part of a longer name ("Ernst"
         in "Ernst Haeckel" is not Max Ernst, "Aleppo" in "the Aleppo Governorate" not the city)."""
-        if name[0] not in self.vocabulary[index]:
+        if index not in self.postings.get(name[0], ()):  # most names are not in the sentence
             return []
         words, n, found = self.sentences[index][1], len(name), []
         k = words.index(name[0])  # tuple.index jumps to each occurrence of the first word (C, not a Python loop)
