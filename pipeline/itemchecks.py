@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import cache
 
 from pipeline.records import Item
 
@@ -41,7 +42,14 @@ def check_witnesses(item: Item, corpus_text: Mapping[str, str]) -> list[str]:
 
 def mentions(text: str, name: str) -> bool:
     """Does `text` contain `name` as whole words, ignoring case?"""
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
+    if text.isascii() and name.isascii() and name.lower() not in text.lower():
+        return False  # in ASCII, ignoring case is plain lower case: no match without the substring (and no regex)
+    return _whole_words(name).search(text) is not None
+
+
+@cache  # one pattern per name: a run checks thousands of names, more than `re` keeps compiled
+def _whole_words(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)
 
 
 def answers_in_question(question: str, answers: Iterable[str]) -> list[str]:

@@ -311,6 +311,29 @@ def classify(graph: nx.DiGraph, directed: bool = False) -> str | None:
     return None
 
 
+def renames_pattern(triples: Sequence[Triple], target: str, type_name: str) -> bool:
+    """Are the triples the type's pattern edges, in its edge order, with its nodes renamed one to one
+    (roles, directions and flags kept)? Then they form the type, directed too: the renaming is the
+    isomorphism `matches` would search for. False says nothing (the triples may still form the type
+    in another order); ask `matches` then."""
+    pattern = get_type(type_name).pattern
+    edges = sorted(pattern.edges(data=True), key=lambda e: e[2]["index"])
+    if len(triples) != len(edges):
+        return False
+    renamed: dict[str, str] = {}
+    for (s, o, flags), triple in zip(edges, triples):
+        if (triple.negated, triple.union) != (flags["negated"], flags["union"]):
+            return False
+        for node, name in ((s, triple.subject), (o, triple.object)):
+            if renamed.setdefault(node, name) != name:
+                return False
+    if len(set(renamed.values())) != len(renamed):
+        return False
+    # roles as `query_graph` gives them: the target, '?' variables, the rest anchors
+    return all(pattern.nodes[node]["role"] == ("target" if name == target else "variable" if name.startswith("?")
+                                               else "anchor") for node, name in renamed.items())
+
+
 def check_triples(triples: Sequence[Triple], target: str, type_name: str) -> list[str]:
     """Reasons why the grounded triples do not form `type_name` (empty list: they do)."""
     graph = query_graph(triples, target)

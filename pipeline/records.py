@@ -58,7 +58,9 @@ class Triple:
                    bool(data.get("union", False)))
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # field by field, as asdict() gives them (its deep copy is slow, and every kg item hashes its triples)
+        return {"subject": self.subject, "relation": self.relation, "object": self.object, "negated": self.negated,
+                "union": self.union}
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import copy
 import re
 import unicodedata
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -68,32 +69,39 @@ def classes() -> dict:
 
 
 @cache
-def narrower(cls: str) -> frozenset[str]:
-    """Every class noun whose members are members of `cls` by `classes.yaml` (not `cls` itself)."""
+def _containment() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """`classes.yaml`'s broader table both ways, in American spelling: (class -> the classes it
+    directly contains, class -> the classes that directly contain it). Built once: `narrower` and
+    `broader` are asked of hundreds of classes."""
     contained: dict[str, set[str]] = defaultdict(set)
     for noun, wider in classes()["broader"].items():
         for w in wider:
             contained[spelled(w)].add(spelled(noun))
+    containing = {spelled(noun): frozenset(map(spelled, wider)) for noun, wider in classes()["broader"].items()}
+    return {k: frozenset(v) for k, v in contained.items()}, containing
+
+
+def _closure(table: dict[str, frozenset[str]], start: str) -> frozenset[str]:
+    """Every class reached from `start` through `table` (not `start` itself)."""
     found: set[str] = set()
-    todo = [spelled(cls)]
+    todo = [start]
     while todo:
-        for noun in contained[todo.pop()] - found:
+        for noun in table.get(todo.pop(), frozenset()) - found:
             found.add(noun)
             todo.append(noun)
-    return frozenset(found - {spelled(cls)})
+    return frozenset(found - {start})
+
+
+@cache
+def narrower(cls: str) -> frozenset[str]:
+    """Every class noun whose members are members of `cls` by `classes.yaml` (not `cls` itself)."""
+    return _closure(_containment()[0], spelled(cls))
 
 
 @cache
 def broader(cls: str) -> frozenset[str]:
     """Every class noun that contains `cls` by `classes.yaml` (not `cls` itself): chemist -> scientist."""
-    table = {spelled(noun): [spelled(w) for w in wider] for noun, wider in classes()["broader"].items()}
-    found: set[str] = set()
-    todo = [spelled(cls)]
-    while todo:
-        for noun in set(table.get(todo.pop(), ())) - found:
-            found.add(noun)
-            todo.append(noun)
-    return frozenset(found - {spelled(cls)})
+    return _closure(_containment()[1], spelled(cls))
 
 
 def spelled(phrase: str) -> str:
@@ -164,10 +172,27 @@ class CorpusCheck:
                 if node not in self.passages_of and pid in passages:
                     self.stated_in[node].append(pid)
         self.with_passage = frozenset(self.passages_of)
-        self._range: dict[str, dict[tuple[str, ...], set[str]]] = {}  # relation -> name -> nodes it reaches
+        # every node's names: the one-word ones, and the lengths of the longer ones each first two words begin
+        # (see `_named_in`; by two words, since "the" alone begins names of ten lengths)
+        self.all_names = frozenset(n for names in self.names.values() for n in names if n)
+        self._one_word = frozenset(n[0] for n in self.all_names if len(n) == 1)
+        lengths: dict[tuple[str, ...], set[int]] = defaultdict(set)
+        for name in self.all_names:
+            if len(name) > 1:
+                lengths[name[:2]].add(len(name))
+        self._lengths = {head: tuple(sorted(ns)) for head, ns in lengths.items()}
+        # caches that do not depend on use_classes (shared with without_classes())
+        self._range: dict[str, dict[tuple[str, ...], set[str]]] = {}  # relation -> name -> range nodes it names
+        self._mentioned: dict[int, tuple[tuple[int, tuple[str, ...]], ...]] = {}  # see _named_in
+        self._occurrences: dict[tuple[str, ...], dict[int, list[int]]] = {}  # see _occurring
+        self._cued_in: dict[str, frozenset[int]] = {}  # relation -> the sentences using one of its cue words
+        self._words: list[str] = []  # the corpus's words, sorted (those beginning with a cue stand together)
+        self._sentences_of: dict[str, frozenset[int]] = {}  # see _read_for
+        self._kinds: dict[str, frozenset[str]] = {}  # node -> its relations but the weak ones (see _same_kind)
+        self._names_of: dict[str, frozenset[tuple[str, ...]]] = {}  # node -> _all_names (depends on use_classes)
         self._other: dict[tuple[str, str], frozenset[str]] = {}
         self._any: dict[tuple[str, str], bool] = {}
-        self._named: dict[str, set[int]] = {}
+        self._named: dict[str, dict[int, list[int]]] = {}  # node -> sentence -> where it names the node
         self._meets: dict[tuple[str, str, str], bool] = {}
         self.use_classes = True  # a class is named by its narrower classes too (classes.yaml)
         self._plain: CorpusCheck | None = None
@@ -177,6 +202,7 @@ class CorpusCheck:
         if self._plain is None:
             plain = copy.copy(self)
             plain.use_classes, plain._named, plain._other, plain._any, plain._meets = False, {}, {}, {}, {}
+            plain._names_of = {}
             self._plain = plain
         return self._plain
 
@@ -225,35 +251,73 @@ class CorpusCheck:
                                  * c.total() and _classes_share(kg, r) >= CUE_COVER)
         return stated
 
-    def _naming(self, node: str) -> set[int]:
-        """The sentences that name the node (all tokens of one of its names, in a row)."""
+    def _naming(self, node: str) -> dict[int, list[int]]:
+        """The sentences that name the node (all tokens of one of its names, in a row), each with the token
+        positions where it does (`_where`)."""
         if node not in self._named:
             self._named[node] = self._find_naming(node)
         return self._named[node]
 
-    def _all_names(self, node: str) -> set[tuple[str, ...]]:
+    def _all_names(self, node: str) -> frozenset[tuple[str, ...]]:
         """The node's names; a class is named by its narrower classes too: "a Swedish chemist" may be a
-        member of "Swedish scientists"."""
-        label = self.kg.labels.get(node, "")
-        wider = {tuple(tokens(c)) for c in narrower(label)} if self.use_classes and label.islower() else set()
-        return {n for n in self.names[node] | wider if n}
+        member of "Swedish scientists". Cached: asked for every sentence read."""
+        if node not in self._names_of:
+            label = self.kg.labels.get(node, "")
+            wider = {tuple(tokens(c)) for c in narrower(label)} if self.use_classes and label.islower() else set()
+            self._names_of[node] = frozenset(n for n in self.names[node] | wider if n)
+        return self._names_of[node]
 
-    def _find_naming(self, node: str) -> set[int]:
-        found: set[int] = set()
-        for name in self._all_names(node):
+    def _find_naming(self, node: str) -> dict[int, list[int]]:
+        names = self._all_names(node)
+        if len(names) == 1:  # one name: its occurrences as they are (positions ascending, as merged ones)
+            return self._occurring(next(iter(names)))
+        found: dict[int, set[int]] = defaultdict(set)
+        for name in names:
+            for i, where in self._occurring(name).items():
+                found[i].update(where)
+        return {i: sorted(where) for i, where in found.items()}
+
+    def _occurring(self, name: tuple[str, ...]) -> dict[int, list[int]]:
+        """Every sentence naming `name` as a whole, with where; the sentences holding all its words are read.
+        Cached by name: the classes of classes.yaml are names of many nodes' (their broader classes')."""
+        if name not in self._occurrences:
             candidates = set.intersection(*(self.postings.get(t, set()) for t in name))
-            found |= {i for i in candidates if self._mentions(i, name)}
-        return found
+            self._occurrences[name] = {i: where for i in candidates if (where := self._mentions(i, name))}
+        return self._occurrences[name]
+
+    def _named_in(self, index: int) -> tuple[tuple[int, tuple[str, ...]], ...]:
+        """Every whole mention (position, name) in the sentence of a name of any node (`all_names`)."""
+        if index not in self._mentioned:
+            words, found = self.sentences[index][1], []
+            for k, word in enumerate(words):
+                if word in self._one_word and self._whole(index, k, 1):
+                    found.append((k, (word,)))
+                for n in self._lengths.get(words[k:k + 2], ()):
+                    if words[k:k + n] in self.all_names and self._whole(index, k, n):
+                        found.append((k, words[k:k + n]))
+            self._mentioned[index] = tuple(found)
+        return self._mentioned[index]
 
     def _mentions(self, index: int, name: tuple[str, ...]) -> list[int]:
-        """Where the sentence names `name` as a whole: not as part of a longer name ("Ernst" in "Ernst
-        Haeckel" is not Max Ernst, "Aleppo" in "the Aleppo Governorate" not the city)."""
-        words, shape, n = self.sentences[index][1], self.shapes[index], len(name)
-        found = [k for k in range(len(words) - n + 1) if words[k:k + n] == name]
-        if shape is None:
-            return found
-        return [k for k in found if not shape.capital[k] or not (self._name_part(index, k - 1, before=True)
-                                                                  or self._name_part(index, k + n, before=False))]
+        """Where the sentence names `name` (not empty) as a whole: not as part of a longer name ("Ernst"
+        in "Ernst Haeckel" is not Max Ernst, "Aleppo" in "the Aleppo Governorate" not the city)."""
+        if index not in self.postings.get(name[0], ()):  # most names are not in the sentence
+            return []
+        words, n, found = self.sentences[index][1], len(name), []
+        k = words.index(name[0])  # tuple.index jumps to each occurrence of the first word (C, not a Python loop)
+        while True:
+            if words[k:k + n] == name and self._whole(index, k, n):
+                found.append(k)
+            try:
+                k = words.index(name[0], k + 1)
+            except ValueError:
+                return found
+
+    def _whole(self, index: int, k: int, n: int) -> bool:
+        """Is the mention of n tokens at k a whole name, not part of a longer one (see `_mentions`)?"""
+        shape = self.shapes[index]
+        return shape is None or not shape.capital[k] or not (self._name_part(index, k - 1, before=True)
+                                                             or self._name_part(index, k + n, before=False))
 
     def _name_part(self, index: int, k: int, before: bool) -> bool:
         """Is token k a capitalised word joined to the mention next to it (a part of a longer name)? A
@@ -269,8 +333,15 @@ class CorpusCheck:
         return k > 0 or words[k] not in self.lowered
 
     def _where(self, index: int, node: str) -> list[int]:
-        """The token positions where the sentence names the node as a whole."""
-        return sorted({k for name in self._all_names(node) for k in self._mentions(index, name)})
+        """The token positions where the sentence names the node as a whole: from `_naming` once it has
+        been asked of the node (it finds them for every sentence naming one of its names), else from the
+        sentence's mentions of node names (`_named_in`) when those include all the node's names, else read."""
+        if node in self._named:
+            return self._named[node].get(index, [])
+        names = self._all_names(node)
+        if names <= self.all_names:
+            return sorted({k for k, name in self._named_in(index) if name in names})
+        return sorted({k for name in names for k in self._mentions(index, name)})
 
     def _ordered(self, index: int, relation: str, subject: list[int], obj: list[int]) -> bool:
         """May the sentence, naming the subject at `subject` and the object at `obj`, state (subject,
@@ -292,12 +363,30 @@ class CorpusCheck:
         return False
 
     def _cued(self, index: int, relation: str) -> bool:
+        cued = self._cued_sentences(relation)
+        return cued is None or index in cued
+
+    def _cued_sentences(self, relation: str) -> frozenset[int] | None:
+        """The sentences using a cue word of the relation, None for a relation without cue words (any
+        sentence may state it). A word cued as it begins counts ("bordered" for "border"): reading more
+        sentences is the safe side. Found once per relation in the sorted words and their postings."""
         cues = self.cues.get(relation)
-        # a word cued as it begins counts ("bordered" for "border"): reading more sentences is the safe side
-        return not cues or any(w.startswith(c) for w in self.sentences[index][1] for c in cues)
+        if not cues:
+            return None
+        if relation not in self._cued_in:
+            if not self._words:
+                self._words = sorted(self.postings)
+            found: set[int] = set()
+            for cue in cues:
+                at = bisect_left(self._words, cue)
+                while at < len(self._words) and self._words[at].startswith(cue):
+                    found |= self.postings[self._words[at]]
+                    at += 1
+            self._cued_in[relation] = frozenset(found)
+        return self._cued_in[relation]
 
     def _range_names(self, relation: str) -> dict[tuple[str, ...], set[str]]:
-        """Every name of every node some fact of `relation` points to."""
+        """Every name of every node some fact of `relation` points to, with the nodes it names."""
         if relation not in self._range:
             by_name: dict[tuple[str, ...], set[str]] = defaultdict(set)
             for node in self.kg.subjects.get(self.kg.inverses[relation], ()):
@@ -310,9 +399,15 @@ class CorpusCheck:
     def other_member(self, anchor: str, relation: str) -> bool:
         """Might the corpus say that an entity the graph does not reach from `anchor` along `relation` is reached?"""
         key = (anchor, relation)
-        if key not in self._any:  # stops at the first such entity (a broad anchor names thousands)
-            self._any[key] = bool(self._other[key]) if key in self._other else bool(
-                self._others(anchor, relation, frozenset(self.kg.neighbours(anchor, relation)), first=True))
+        if key in self._any:
+            return self._any[key]
+        if key in self._other:
+            self._any[key] = bool(self._other[key])
+        else:  # stops at the first such entity (a broad anchor names thousands)
+            found = self._others(anchor, relation, frozenset(self.kg.neighbours(anchor, relation)), first=True)
+            self._any[key] = bool(found)
+            if not found:  # it read every sentence without stopping: the whole answer, for `others`
+                self._other[key] = found
         return self._any[key]
 
     def others(self, anchor: str, relation: str) -> frozenset[str]:
@@ -331,36 +426,37 @@ class CorpusCheck:
         passage_entities = bool(members & self.with_passage) or not members
         names_only = not (members and members <= self.with_passage)
         by_name = self._range_names(relation)
-        longest = max(map(len, by_name), default=0)
         kinds = {r for m in members for r in self.kg.out.get(m, ())} if members else None  # the members' relations
         found: set[str] = set()
+        searched = 0  # size of `found` when last compared with the members
         # the anchor's own passage speaks of it in every sentence ("The sovereign state lies ... in the
         # Micronesia region", of the Marshall Islands), naming it or not; read for a relation with cue
         # words only (a sentence using one), else every demonym of the passage would be a nationality
         own = {i for pid in self.passages_of.get(anchor, ()) for i in self.by_passage[pid]} if self.cues.get(
             relation) else set()
-        for index in sorted(self._naming(anchor) | own):
-            pid, words = self.sentences[index]
-            if not self._cued(index, relation):
-                continue
-            at = self._where(index, anchor) or [-1]  # not named: the passage's topic, first
-            entity = self.entity_of[pid]
+        naming, cued = self._naming(anchor), self._cued_sentences(relation)
+        for index in sorted(naming.keys() | own if cued is None else (naming.keys() | own) & cued):
+            at = naming.get(index) or [-1]  # where the sentence names the anchor; not named: the passage's topic, first
+            entity = self.entity_of[self.sentences[index][0]]
             if passage_entities and self._same_kind(entity, kinds) and self._ordered(
                     index, relation, at, self._where(index, entity) or [-1]):
                 found.add(entity)  # the passage's own entity (one the graph knows nothing of, too)
-            if names_only or entity == anchor:
-                found |= {node for n in range(1, longest + 1) for k in range(len(words) - n + 1)
-                          for node in by_name.get(words[k:k + n], ())
-                          if self._ordered(index, relation, at, [k]) and k in self._mentions(index, words[k:k + n])}
-            if first and found - members - {anchor}:
+            if names_only or entity == anchor:  # every whole mention of a range name, in order
+                for k, name in self._named_in(index):
+                    if (nodes := by_name.get(name)) and self._ordered(index, relation, at, [k]):
+                        found |= nodes
+            if first and len(found) > searched and found - members - {anchor}:  # asked again only when it grew
                 break
+            searched = len(found)
         return frozenset(found - members - {anchor})
 
     def _same_kind(self, entity: str, kinds: set[str] | None) -> bool:
         """Could the entity be of the members' kind (`kinds`: their relations; None: no members)? Not
         when the graph states relations of it and the members have none of them: a person is no member
         of "the places bordering Ukraine"."""
-        own = set(self.kg.out.get(entity, ())) - WEAK
+        if entity not in self._kinds:
+            self._kinds[entity] = frozenset(self.kg.out.get(entity, ())) - WEAK
+        own = self._kinds[entity]
         return not own or kinds is None or bool(own & kinds)
 
     def possible(self, conditions: Iterable[tuple[str, str]]) -> set[str]:
@@ -373,12 +469,18 @@ class CorpusCheck:
         negated condition (answer -relation-> anchor)?"""
         key = (answer, relation, anchor)
         if key not in self._meets:
-            naming = self._naming(anchor)
-            own = self.passages_of.get(answer) or self.stated_in.get(answer, ())
-            self._meets[key] = any(i in naming and self._cued(i, relation) and self._ordered(
-                i, relation, self._where(i, answer) or [-1], self._where(i, anchor))
-                for pid in own for i in self.by_passage[pid])
+            # the sentences of the answer's passages that name the anchor: the only ones that can say it
+            named = self._naming(anchor).keys() & self._read_for(answer)
+            self._meets[key] = any(self._cued(i, relation) and self._ordered(
+                i, relation, self._where(i, answer) or [-1], self._where(i, anchor)) for i in named)
         return self._meets[key]
+
+    def _read_for(self, answer: str) -> frozenset[int]:
+        """The sentences of the answer's own passages, else of the passages stating something of it."""
+        if answer not in self._sentences_of:
+            own = self.passages_of.get(answer) or self.stated_in.get(answer, ())
+            self._sentences_of[answer] = frozenset(i for pid in own for i in self.by_passage[pid])
+        return self._sentences_of[answer]
 
     def reject_reason(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str],
                       sets: dict[str, set[str]]) -> str | None:

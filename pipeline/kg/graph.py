@@ -24,6 +24,8 @@ from pipeline.kg.facts import Evidence, Extraction, Fact
 from pipeline.records import Passage
 from pipeline.schemas import iter_jsonl, validate
 
+_NO_EDGES: dict[str, tuple[str, ...]] = {}  # read only: the out-edges of a node without any
+
 
 @dataclass(eq=False)  # compared and hashed by identity (sample.unnamable caches per graph)
 class KnowledgeGraph:
@@ -48,7 +50,7 @@ class KnowledgeGraph:
         return self.graph.nodes[node].get("topic")
 
     def neighbours(self, node: str, relation: str) -> tuple[str, ...]:
-        return self.out.get(node, {}).get(relation, ())
+        return self.out.get(node, _NO_EDGES).get(relation, ())
 
     def index(self) -> KnowledgeGraph:
         out: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))

@@ -84,8 +84,9 @@ def traversal(kg: KnowledgeGraph, step: Step, relation: str) -> str:
 
 def project(kg: KnowledgeGraph, source: set[str], relation: str) -> set[str]:
     reached: set[str] = set()
-    for entity in source:
-        reached.update(kg.neighbours(entity, relation))
+    for entity in source:  # kg.neighbours, inlined: the innermost loop of every evaluation
+        if (objects := kg.out.get(entity)) and relation in objects:
+            reached.update(objects[relation])
     return reached
 
 
@@ -125,17 +126,18 @@ def _witness_edges(kg: KnowledgeGraph, plan: Plan, relations: dict[int, str], se
     have no witnesses (an absence is stated nowhere)."""
     seen: set[tuple[str, str]] = set()
     stack = [(node or plan.target, m) for m in members]
+    moves: dict[str, list[tuple[Step, str, str, set[str]]]] = {}  # node -> (step, forward, backward, child's set)
     while stack:
         at, entity = stack.pop()
         if (at, entity) in seen:
             continue
         seen.add((at, entity))
-        for st in plan.steps[at]:
-            if st.negated or st.child not in sets:
-                continue
-            forward = traversal(kg, st, relations[st.edge])
-            below = sets[st.child]
-            for prev in kg.neighbours(entity, kg.inverses[forward]):
+        if at not in moves:  # the same for every entity of the node: worked out once
+            moves[at] = [(st, forward, kg.inverses[forward], sets[st.child]) for st in plan.steps[at]
+                         if not st.negated and st.child in sets
+                         for forward in (traversal(kg, st, relations[st.edge]),)]
+        for st, forward, backward, below in moves[at]:
+            for prev in kg.neighbours(entity, backward):
                 if prev in below:
                     yield st, prev, forward, entity
                     stack.append((st.child, prev))

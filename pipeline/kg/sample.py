@@ -464,7 +464,7 @@ class Enumerator(Enumerating):
         if not core:
             return None
         for i in range(len(sets)):
-            if frozenset.intersection(*(s for j, s in enumerate(sets) if j != i)) == core:
+            if frozenset.intersection(*sets[:i], *sets[i + 1:]) == core:
                 return None
         if self.negated and len(core) < 2:
             return None
@@ -550,6 +550,7 @@ class ChainEnumerator(Enumerating):
                  weights: dict[str, float] | None = None, checker=None):
         super().__init__(kg, plan, rng, max_answers, weights)
         self.checker = checker
+        self.parents = {st: node for node, steps in plan.steps.items() for st in steps}  # step -> its parent node
         self.started: Counter[str] = Counter()
         self.ordered: dict[str, list[tuple[str, str, frozenset[str]]]] = {}  # member -> its followable conditions
 
@@ -616,7 +617,7 @@ class ChainEnumerator(Enumerating):
             below = sets[step.child]
             # never straight back along a relation that led into the child (relation_then_inverse)
             back = {kg.inverses[traversal(kg, st, relations[st.edge])] for st in self.plan.steps[step.child]}
-            moves = {t for m in below for t in kg.out.get(m, {}) if self._followable(t) and t not in back}
+            moves = {t for t in {t for m in below for t in kg.out.get(m, {})} if self._followable(t) and t not in back}
             for t in sorted(sorted(moves), key=self._key)[:self.BRANCHES]:
                 yield (anchors, {**relations, step.edge: self._relation(step, kg.inverses[t])}, sets,
                        frozenset(project(kg, below, t)))
@@ -692,4 +693,4 @@ class ChainEnumerator(Enumerating):
                     yield r, a, reached
 
     def _parent(self, step: Step) -> str:
-        return next(node for node, steps in self.plan.steps.items() if step in steps)
+        return self.parents[step]

@@ -16,6 +16,7 @@ from pipeline.querytypes import (
     parse_indicator,
     pattern_from_indicator,
     query_graph,
+    renames_pattern,
 )
 from pipeline.records import Triple
 
@@ -86,6 +87,34 @@ def test_direction_is_ignored_by_default_but_can_be_required():
     assert matches(graph, "2in")
     assert not matches(graph, "2in", directed=True)
     assert matches(query_graph(KUBRICK_2IN, "?x"), "2in", directed=True)
+
+
+def _renamed(name: str) -> tuple[list[Triple], str]:
+    """The type's pattern edges as triples, in edge order, anchors named A0, A1, ... (a grounding)."""
+    pattern = get_type(name).pattern
+    names = {n: n if role != "anchor" else f"A{i}" for i, (n, role) in enumerate(pattern.nodes(data="role"))}
+    target = next(n for n, role in pattern.nodes(data="role") if role == "target")
+    edges = sorted(pattern.edges(data=True), key=lambda e: e[2]["index"])
+    return [Triple(names[s], d["relation"], names[o], d["negated"], d["union"]) for s, o, d in edges], target
+
+
+@pytest.mark.parametrize("name", TYPE_NAMES)
+def test_a_renamed_pattern_is_its_type_and_the_shortcut_never_says_more_than_the_search(name):
+    triples, target = _renamed(name)
+    assert renames_pattern(triples, target, name)
+    assert check_triples(triples, target, name) == [] and matches(query_graph(triples, target), name, directed=True)
+    # the shortcut says True only where both isomorphism checks do
+    variants = [triples[::-1], [Triple(t.object, t.relation, t.subject, t.negated, t.union) for t in triples],
+                [Triple(t.subject, t.relation, t.object, not t.negated, t.union) for t in triples],
+                [Triple(t.subject.replace("A", "?a"), t.relation, t.object) for t in triples],
+                [Triple("A0" if t is triples[0] else t.subject, t.relation, t.object, t.negated, t.union)
+                 for t in triples]]
+    for variant in variants:
+        for other in TYPE_NAMES:
+            if renames_pattern(variant, target, other):
+                assert check_triples(variant, target, other) == []
+                assert matches(query_graph(variant, target), other, directed=True)
+    assert not renames_pattern(variants[1], target, name)  # reversed edges: not ComLQ's directions
 
 
 def test_grounded_indicator_uses_names_and_relations():
