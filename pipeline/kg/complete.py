@@ -46,7 +46,8 @@ from pipeline.kg.query import Plan, project, traversal
 from pipeline.records import Passage
 from pipeline.resources import package_data
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
+# a sentence ends at . ! ? before a capital or digit, but not after an initial ("Riley B. King")
+_SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+(?=[\"'(\[]?[A-Z0-9])")
 _TOKEN = re.compile(r"\w+")
 # articles, copulas, pronouns: never a relation's cue (prepositions may be: "in" is located_in's)
 _STOP_WORDS = """a an the and or as is are was were be been being has have had

@@ -198,7 +198,7 @@ class _Reader:
         phrase = self.doc[first.start:subject.right_edge.i + 1].text
         title = re.escape(bare_title(self.title).split(" of ")[0])  # "known as Alexis" for Alexis of Russia
         said = r"(?:known|called|styled|[Ll]atini[sz]ed|[Aa]nglici[sz]ed)"
-        if not re.search(rf"\b{said} as (?:the )?{title}(?!\w)", phrase):
+        if not re.search(rf"\b{said}(?: \w+ly)? as (?:the )?{title}(?!\w)", phrase):  # "known professionally as"
             return None
         opening = next((self.mentions[i] for i in range(first.start, min(first.start + 3, subject.i + 1))
                         if i in self.mentions), None)  # "Mu'izz | al-Din Muhammad ibn Sam": NER may start late
@@ -299,7 +299,7 @@ class _Reader:
     def _fronted(self, sentence) -> None:
         """Classes of a noun phrase that opens a sentence about the passage's subject: "A journalist and
         politician during the French Revolution, he was ..." (`also a`: listed classes only)."""
-        first = sentence[0]
+        first = sentence[1] if sentence[0].lower_ == "both" and len(sentence) > 1 else sentence[0]  # "Both a ..."
         head = first.head if first.dep_ == "det" and first.lower_ in ("a", "an") else None
         subject = next((t for t in sentence.root.children if t.dep_ in ("nsubj", "nsubjpass")), None)
         if head is None or subject is None or head.head.i != sentence.root.i or not head.i < subject.i \
@@ -342,7 +342,9 @@ class _Reader:
                     for c in noun.children):
                 continue  # "a prophet, high priest, and the brother of Moses": a relation
             self.state(subject, pattern, Mention(_class_name(noun), "CLASS", noun.text, noun.i, noun.i + 1), sentence)
-            for mod in noun.children:
+            # "an American blues guitarist": the demonym may modify the compound before the noun
+            compounds = [c for c in noun.children if c.dep_ == "compound" and not self.mention(c)]
+            for mod in (*noun.children, *(g for c in compounds for g in c.children)):
                 m = self.mention(mod)
                 if m and m.type == "NORP" and mod.dep_ in ("amod", "compound"):
                     self.state(subject, "nationality", m, sentence)

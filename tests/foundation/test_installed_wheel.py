@@ -133,7 +133,8 @@ def free_port() -> int:
 def test_the_installed_wheel_serves_the_packaged_deployments(installed: Installed) -> None:
     port = str(free_port())
     (installed.work / "fast.toml").write_text(FAST)
-    started = installed.comlq("serve", "start", "--port", port, "--home", "serve", "--no-review")  # no Label Studio here
+    # no Label Studio in this test: the runs are scheduled without review
+    started = installed.comlq("serve", "start", "--port", port, "--home", "serve", "--no-review")
     try:
         assert started.returncode == 0, started.stderr
         api = {**installed.env, "PREFECT_API_URL": f"http://127.0.0.1:{port}/api",

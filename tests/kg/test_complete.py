@@ -384,3 +384,9 @@ def test_a_long_list_of_classes_after_its_copula_is_read():
     sets = evaluate(checker.kg, plan, anchors, relations)
     assert sets[plan.target] == {"Luigi Galvani", "William Gilbert"}
     assert checker.reject_reason(plan, anchors, relations, sets) == "corpus_other_member"
+
+
+def test_an_initial_ends_no_sentence():
+    from pipeline.kg.complete import sentences
+    assert sentences("Riley B. King, known as B. B. King, was a guitarist. He was born in 1925.") == [
+        "Riley B. King, known as B. B. King, was a guitarist.", "He was born in 1925."]

@@ -264,3 +264,12 @@ def test_a_regnal_name_is_its_title_and_a_capitalised_office_a_relation():
                                  "and Grand Duke of Finland from 2 March 1855.")}
     assert ("Alexander II of Russia", "be emperor of", "Russia") in found
     assert not {t for t in found if t[2] == "Alexander II of Russia"}  # "Russia" is no surname of his
+
+
+def test_known_professionally_both_a_and_a_demonym_before_a_compound():
+    found = {t[:3] for t in read("B. B. King", "Riley B. King, known professionally as B. B. King, was an American "
+                                 "blues guitarist, singer, songwriter, and record producer.")}
+    assert {("B. B. King", "is a", "blues guitarist"), ("B. B. King", "nationality", "American")} <= found
+    found = {t[:3] for t in read("A. J. P. Taylor", "A. J. P. Taylor was an English historian. Both a journalist "
+                                 "and a broadcaster, he became well known to millions.")}
+    assert {("A. J. P. Taylor", "also a", "journalist"), ("A. J. P. Taylor", "also a", "broadcaster")} <= found
