@@ -95,7 +95,10 @@ def _pip_install(venv: Path, requirement: str) -> None:
     Studio brings about 150; the whole install takes a few minutes)."""
     command = [str(venv / "bin" / "pip"), "install", "--progress-bar", "off", requirement]
     with Progress(f"installing {requirement}", unit="package", estimate=False) as bar:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        except OSError as error:  # no pip in the venv, or it cannot run
+            raise ComlqError(f"Label Studio setup failed while installing {requirement}: {error}") from None
         tail: list[str] = []
         assert process.stdout is not None
         for line in process.stdout:

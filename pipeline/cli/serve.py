@@ -7,14 +7,17 @@ import os
 from pathlib import Path
 
 from pipeline.cli import add_config, config_of
+from pipeline.config import ReviewConfig
 
 
 def _serve(args: argparse.Namespace) -> int:
     from pipeline.orchestration.serve import Service
     from pipeline.orchestration.settings import QUIET
 
-    review = config_of(args).review  # a bad configuration file fails before anything starts
-    service = Service(Path(args.home), args.port, args.pool, hidden_env=(review.token_env,))
+    # start: a bad configuration file fails before anything starts; stop and status never read it
+    review = config_of(args).review if args.action == "start" else None
+    token_env = review.token_env if review else ReviewConfig().token_env
+    service = Service(Path(args.home), args.port, args.pool, hidden_env=(token_env,))
     # this process is a Prefect client too (the Secret block): the server's home, never ~/.prefect
     for name, value in {**QUIET, "PREFECT_HOME": str(service.home.resolve() / "prefect")}.items():
         os.environ.setdefault(name, value)

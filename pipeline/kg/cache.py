@@ -20,7 +20,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from pipeline.kg import nlp
-from pipeline.kg.reading import VERSION, read_docs, title_and_body
+from pipeline.kg.reading import VERSION, read_docs, title_and_body, vocabulary_digest
 from pipeline.records import Passage
 
 log = logging.getLogger(__name__)
@@ -32,14 +32,16 @@ def default_cache_dir() -> Path:
 
 
 def reader_version() -> str:
-    """The reader's version and the installed spaCy pipeline's (found without loading it)."""
+    """The reader's version, the class lists it reads, and the installed spaCy pipeline's version
+    (found without loading it)."""
+    own = f"{VERSION}-{vocabulary_digest()}"
     for name in nlp.MODELS:
         if importlib.util.find_spec(name) is not None:
             try:
-                return f"{VERSION}-{name}-{version(name.replace('_', '-'))}"
+                return f"{own}-{name}-{version(name.replace('_', '-'))}"
             except PackageNotFoundError:
-                return f"{VERSION}-{name}"
-    return VERSION
+                return f"{own}-{name}"
+    return own
 
 
 class ReadingCache:

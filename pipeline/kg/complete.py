@@ -47,7 +47,7 @@ from pipeline.records import Passage
 from pipeline.resources import package_data
 
 # a sentence ends at . ! ? before a capital or digit, but not after an initial ("Riley B. King")
-_SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+(?=[\"'(\[]?[A-Z0-9])")
+_SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-HJ-UWYZ]\.)\s+(?=[\"'(\[]?[A-Z0-9])")  # "World War I. He" ends
 _TOKEN = re.compile(r"\w+")
 # articles, copulas, pronouns: never a relation's cue (prepositions may be: "in" is located_in's)
 _STOP_WORDS = """a an the and or as is are was were be been being has have had
@@ -95,8 +95,11 @@ def _closure(table: dict[str, frozenset[str]], start: str) -> frozenset[str]:
 
 @cache
 def narrower(cls: str) -> frozenset[str]:
-    """Every class noun whose members are members of `cls` by `classes.yaml` (not `cls` itself)."""
-    return _closure(_containment()[0], spelled(cls))
+    """Every class noun whose members are members of `cls` by `classes.yaml` (not `cls` itself), and
+    the other forms of `cls` ("actress" for actor)."""
+    own = spelled(cls)
+    forms = {form for form, to in classes()["forms"].items() if to == own and form != own}
+    return _closure(_containment()[0], own) | frozenset(forms)
 
 
 @cache
@@ -106,9 +109,10 @@ def broader(cls: str) -> frozenset[str]:
 
 
 def spelled(phrase: str) -> str:
-    """A phrase in American spelling, word by word ("draughtsman" -> "draftsman")."""
-    table = classes()["spellings"]
-    return " ".join(table.get(w, w) for w in phrase.split(" "))
+    """A class phrase in American spelling and one form per class, word by word ("draughtsman" ->
+    "draftsman", "actress" -> "actor")."""
+    spellings, forms = classes()["spellings"], classes()["forms"]
+    return " ".join(forms.get(w, spellings.get(w, w)) for w in phrase.split(" "))
 
 
 def sentences(text: str) -> list[str]:

@@ -39,14 +39,11 @@ from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from functools import cache
 
-import yaml
-
 from pipeline.kg.cache import ReadingCache, read_passages
 from pipeline.kg.complete import spelled, tokens
 from pipeline.kg.facts import Evidence, Extraction, Fact
-from pipeline.kg.reading import SELF, Statement, bare_title
+from pipeline.kg.reading import CLASS_LISTS, SELF, Statement, bare_title, vocabulary
 from pipeline.records import Passage
-from pipeline.resources import package_data
 
 CLASS_RELATIONS = {"PERSON": "occupation"}  # the class relation of a type; every other type: instance_of
 # An occupation the lists miss still reads like one: "occultist", "magician", "bodybuilder".
@@ -57,11 +54,6 @@ _CARDINAL = frozenset("north south east west northern southern eastern western".
 _NAMED = ("PERSON", "PLACE", "ORG", "WORK", "EVENT", "LANGUAGE")  # mention kinds that name an entity
 # classes whose name follows a place's own ("Henan Province", "Ararat Province"): the same place
 _NAMED_BY_CLASS = frozenset({"province", "prefecture", "governorate", "oblast", "voivodeship"})
-
-
-@cache
-def vocabulary() -> dict:
-    return yaml.safe_load(package_data("pipeline", "kg/vocabulary.yaml").read_text(encoding="utf-8"))
 
 
 @dataclass(frozen=True)
@@ -121,8 +113,7 @@ class _Corpus:
         self.passages, self.readings = passages, readings
         self.places = frozenset(vocab["place_classes"])
         self.class_types: dict[str, str] = {}
-        for kind, key in (("PERSON", "occupations"), ("PLACE", "place_classes"), ("WORK", "work_classes"),
-                          ("ORG", "org_classes"), ("EVENT", "event_classes"), ("OTHER", "other_classes")):
+        for kind, key in CLASS_LISTS:
             for word in vocab[key]:
                 self.class_types.setdefault(word, kind)
         self.ignored_classes = frozenset(vocab["ignored_classes"])

@@ -27,7 +27,7 @@ from pipeline.kg.extract import extract
 from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
 from pipeline.kg.query import branch_passages, partial_passages, plan_for, traversal, witness_triples
 from pipeline.kg.sample import ChainEnumerator, Enumerating, Enumerator, Grounding, Reject, Sampler
-from pipeline.kg.verbalize import Verbalizer, templates
+from pipeline.kg.verbalize import MEMBERS, Verbalizer, templates
 from pipeline.progress import Progress
 from pipeline.querytypes import check_triples, get_type, matches, query_graph, renames_pattern
 from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage, Triple, WitnessFact
@@ -222,7 +222,7 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
     # SINGLE_SHARE wait in `reserve` while the walk still finds others, and fill what is left at the end
     reserve: list[Item] = []
     single_cap = int(SINGLE_SHARE * config.per_type) if not isinstance(sampler, Enumerating) else None
-    deferred = 0  # one-passage items set aside in a row
+    deferred = singles = 0  # one-passage items set aside in a row, and kept
     budget = ATTEMPTS_PER_ITEM * config.per_type
     attempts = failed = 0
     exhausted = False
@@ -245,12 +245,14 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
             failed += 1
             continue
         judged.add(signature)
-        if single_cap is not None and item.n_passages == 1 and deferred < DEFER_STALL \
-                and sum(i.n_passages == 1 for i in items) >= single_cap:
+        if single_cap is not None and item.n_passages == 1 and singles >= single_cap:
             reserve.append(item)
             deferred += 1
+            if deferred >= DEFER_STALL:  # the walk finds no more others: take what comes from now on
+                single_cap = None
             continue
         failed = deferred = 0
+        singles += item.n_passages == 1
         items.append(item)
     items += reserve[:config.per_type - len(items)]
     summary = {
@@ -268,7 +270,7 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
 
 
 TRANSITIVE = frozenset({"located_in", "location_of", "part_of", "has_part"})  # containment: X in Y in Z
-MEMBERSHIP = frozenset({"has_instance", "occupation_of"})  # from a class to its members
+MEMBERSHIP = frozenset(MEMBERS.values())  # from a class to its members
 
 
 def senseless(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer) -> str | None:

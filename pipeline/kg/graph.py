@@ -12,6 +12,7 @@ Triples can also come from a user file (`--triples`), one JSON object per line, 
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -63,7 +64,8 @@ class KnowledgeGraph:
         self.out = {n: {r: tuple(sorted(objs)) for r, objs in sorted(rels.items())} for n, rels in sorted(out.items())}
         self.subjects = {r: tuple(sorted(nodes)) for r, nodes in sorted(subjects.items())}
         self.labels = dict(self.graph.nodes(data="label"))
-        self.definite = _definite(self.evidence, self.labels)
+        people = {n for n, rels in self.out.items() if "occupation" in rels or "nationality" in rels}
+        self.definite = _definite(self.evidence, self.labels, people)
         return self
 
     def stats(self) -> dict[str, object]:
@@ -74,18 +76,25 @@ class KnowledgeGraph:
                 "edges_per_relation": dict(sorted(per_relation.items()))}
 
 
-def _definite(evidence: dict[tuple[str, str, str], tuple[Evidence, ...]], labels: dict[str, str]) -> frozenset[str]:
-    """Capitalised names that most of their mentions write after "the" (every fact is stored both ways,
-    so each mention is counted once, as a subject)."""
+_THE = re.compile(r"(?:^|(?<=\W))[Tt]he\s+$")
+
+
+def _definite(evidence: dict[tuple[str, str, str], tuple[Evidence, ...]], labels: dict[str, str],
+              people: set[str]) -> frozenset[str]:
+    """Names, capitalised as written, that most of their mentions write after "the": "the Conservative
+    Party", not "the guitar" nor a person (every fact is stored both ways, so each mention is counted
+    once, as a subject)."""
     the: Counter[str] = Counter()
     seen: Counter[str] = Counter()
     for (s, _, _), statements in evidence.items():
         for e in statements:
             at = e.sentence.find(e.subject_mention)
-            if at < 0:
+            if at < 0 or s in people:
                 continue
             seen[s] += 1
-            the[s] += e.subject_mention.lower().startswith("the ") or e.sentence[:at].lower().endswith("the ")
+            name = re.sub(r"^[Tt]he\s+", "", e.subject_mention)
+            written = name != e.subject_mention or _THE.search(e.sentence[:at]) is not None
+            the[s] += written and name[:1].isupper()
     return frozenset(n for n, count in the.items() if 2 * count > seen[n] and labels.get(n, "")[:1].isupper()
                      and not labels[n].lower().startswith("the "))
 

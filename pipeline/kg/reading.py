@@ -16,13 +16,15 @@ the substrings of that sentence that name both ends. Patterns are lemma paths, i
 - `be NOUN PREP` from a copula or apposition ("X is the capital of Y", "X, a city in Y").
 
 Ends are named entities (spaCy NER, typed coarsely) or mentions of the passage's own subject (the
-title, the full name its first sentence gives, the surname): type `SELF`. A pronoun names nothing,
-so "He was born in Vienna" says nothing here. Negated and modal verbs are skipped. Which patterns
-become which relations is decided for the whole corpus (`extract.py`, `vocabulary.yaml`).
+title, the full name its first sentence gives, the surname, and "He"/"She"/"It" right after a
+sentence about the subject, evidenced with the sentences from that one): type `SELF`. Negated and
+modal verbs are skipped. Which patterns become which relations is decided for the whole corpus
+(`extract.py`, `vocabulary.yaml`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -35,7 +37,7 @@ from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 from pipeline.resources import package_data
 
-VERSION = "reading-9"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-10"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -47,7 +49,7 @@ _NOUN_PREPOSITIONS = {"of", "in", "to", "for", "on"}
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
 _RELATIVE = {"who", "which", "that", "whom", "whose"}
 # degrees NER takes for names: "received her PhD"
-_NO_ENTITY = {"PhD", "Ph.D.", "Ph.D", "doctorate", "BA", "MA", "BSc", "MSc", "MD"}
+_NO_ENTITY = {"PhD", "Ph.D.", "Ph.D", "doctorate", "BSc", "MSc"}  # (MD, MA, BA are states and firms too)
 _GIVING = {"award", "grant", "give"}  # passives with an object: "X was awarded Y" says X received Y
 _COLLECTIVE = {"series", "chain", "pair", "cluster", "string", "sequence"}  # "a series of X" names no class
 MAX_CHAIN = 2  # pronoun sentences that may follow the sentence naming the passage's subject
@@ -123,7 +125,7 @@ class _Reader:
         self.mentions: dict[int, Mention] = {}  # token index -> mention covering it
         self.self_types: list[str] = []  # NER types of the mentions of the passage's subject
         self.pronouns: set[int] = set()  # tokens of subject pronouns that name the passage's subject
-        self.antecedents: dict[int, int] = {}  # sentence start -> start of the sentence before, which names it
+        self.antecedents: dict[int, int] = {}  # sentence start -> start of the earlier sentence that names it
         self._mentions()
         self._pronouns()
 
@@ -185,8 +187,11 @@ class _Reader:
                 aliases.update((known.name, known.text))
                 person = known.type == "PERSON"
         words = bare_title(self.title).split()
-        if not person and len(words) >= 2 and words[-1].isalpha() and words[-1][0].isupper():
-            aliases.update((f"the {words[-1]}", f"The {words[-1]}"))  # "The Strait is named after Vitus Bering"
+        # "The Strait is named after Vitus Bering": a listed class noun that ends a title of no "of" ("the
+        # Boltzmann constant" is no Ludwig Boltzmann, "the Americas" no European colonization of the Americas)
+        if not person and "PERSON" not in self.self_types and len(words) >= 2 and " of " not in self.title \
+                and words[-1].lower() in listed_classes() and words[-1][0].isupper():
+            aliases.update((f"the {words[-1]}", f"The {words[-1]}"))
         return aliases
 
     def _known_as(self, first) -> Mention | None:
@@ -206,7 +211,7 @@ class _Reader:
             return None
         words = self.doc[first.start:subject.i + 1]  # the whole name NER may have cut: "Israel | ben Eliezer"
         if subject.i >= opening.end and not any(t.is_punct for t in words) and all(
-                t.is_title or t.is_lower and t.dep_ == "compound" for t in words[:1]):
+                t.is_title or t.is_lower and t.dep_ == "compound" for t in words):
             return Mention(_normalise(words.text), opening.type, words.text, words.start, words.end)
         return opening
 
@@ -272,8 +277,10 @@ class _Reader:
     def state(self, subject: Mention, pattern: str, obj: Mention, sentence) -> None:
         if subject.name == obj.name or not subject.name or not obj.name:
             return
-        # a pronoun's statement is evidenced by its sentence together with the one before, which names it
-        start = self.antecedents[sentence.start] if subject.start in self.pronouns else sentence.start
+        # a pronoun's statement (its subject, or its object once a passive is read actively) is evidenced
+        # by its sentence together with the sentences back to the one that names it
+        named = subject.start in self.pronouns or obj.start in self.pronouns
+        start = self.antecedents[sentence.start] if named else sentence.start
         text = self.doc[start:sentence.end].text
         if subject.text not in text or obj.text not in text:
             return  # a name across a sentence break the parser put inside it: no evidence
@@ -424,19 +431,22 @@ class _Reader:
             mention = self.mention(token)
             if token.i <= verb.i or mention is None or mention.type != "PLACE" or mention in found:
                 continue
-            if token.i != mention.end - 1 and self.mention(token.head) is mention:
+            if token.i != mention.end - 1 and self.mention(token.head) == mention:
                 continue  # a word inside the name; its head word is checked instead
-            node, ok = token, True
-            while node.i != verb.i and ok:
-                head = node.head
-                ok = (head.i == verb.i or head.lower_ in ("by", "to") and head.dep_ in ("prep", "agent", "conj")
-                      or head.lower_ in _DIRECTIONS or (self.mention(head) or mention).type == "PLACE"
-                      and self.mention(head) is not None) and not (node.dep_ == "pobj" and head.lower_ not in
-                                                                   ("by", "to"))
-                node = head
-            if ok:
+            node = token
+            while node.i != verb.i and self._listing_step(node, verb):
+                node = node.head
+            if node.i == verb.i:
                 found.append(mention)
         return found
+
+    def _listing_step(self, node, verb) -> bool:
+        """May a listed place's path up to its verb go from `node` to its head?"""
+        head, above = node.head, self.mention(node.head)
+        if node.dep_ == "pobj" and head.lower_ not in ("by", "to"):
+            return False
+        return head.i == verb.i or head.lower_ in ("by", "to") and head.dep_ in ("prep", "agent", "conj") \
+            or head.lower_ in _DIRECTIONS or above is not None and above.type == "PLACE"
 
     def _objects(self, pobj) -> Iterator[Mention]:
         """The mentions a prepositional object names, a date as its year ("in 1850" -> 1850)."""
@@ -457,7 +467,8 @@ class _Reader:
         if verb.dep_ == "conj" and verb.head.tag_.startswith("VB"):
             return self._subjects(verb.head)
         if verb.dep_ in ("xcomp", "advcl") and verb.head.tag_.startswith("VB") and any(
-                c.dep_ == "aux" and c.lower_ == "to" for c in verb.children):
+                c.dep_ == "aux" and c.lower_ == "to" for c in verb.children) and not any(
+                c.dep_ == "dobj" for c in verb.head.children):  # "ordered Konev to defend Moscow": Konev defends
             return self._subjects(verb.head)  # "She went on to win the Academy Award"
         return []
 
@@ -518,7 +529,7 @@ class _Reader:
         # "one of the most prominent rulers of late medieval Eastern Europe" ranks; it says not what he ruled
         ranked = any(c.tag_ == "JJS" or c.dep_ == "amod" and any(g.lower_ == "most" for g in c.children)
                      for c in head.children)
-        if head is not noun and ranked and lemma(head) in _vocabulary()["occupations"]:
+        if head is not noun and ranked and lemma(head) in vocabulary()["occupations"]:
             return
         # "the capital and largest city of Algeria": a noun without prepositions of its own takes the last
         # noun's; one with its own keeps them ("the founder of X and the first King of Siam")
@@ -608,13 +619,23 @@ def _class_name(noun) -> str:
     return " ".join(words)
 
 
+# the class lists of vocabulary.yaml, each naming the node type its members get
+CLASS_LISTS = (("PERSON", "occupations"), ("PLACE", "place_classes"), ("WORK", "work_classes"),
+               ("ORG", "org_classes"), ("EVENT", "event_classes"), ("OTHER", "other_classes"))
+
+
 @cache
-def _vocabulary() -> dict:
+def vocabulary() -> dict:
+    """`vocabulary.yaml`: the word lists and relations of the extractor (read by `extract.py` too)."""
     return yaml.safe_load(package_data("pipeline", "kg/vocabulary.yaml").read_text(encoding="utf-8"))
 
 
 @cache
 def listed_classes() -> frozenset[str]:
     """Every class phrase of vocabulary.yaml's lists."""
-    keys = ("occupations", "place_classes", "work_classes", "other_classes", "org_classes", "event_classes")
-    return frozenset(c for key in keys for c in _vocabulary()[key])
+    return frozenset(c for _, key in CLASS_LISTS for c in vocabulary()[key])
+
+
+def vocabulary_digest() -> str:
+    """A short hash of what the reader reads from vocabulary.yaml (part of the reading cache's key)."""
+    return hashlib.sha256("\n".join(sorted(listed_classes())).encode()).hexdigest()[:8]

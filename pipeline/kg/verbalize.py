@@ -23,14 +23,14 @@ from functools import cache
 
 import yaml
 
-from pipeline.kg.extract import vocabulary
 from pipeline.kg.graph import KnowledgeGraph
 from pipeline.kg.query import Step, evaluate, traversal
+from pipeline.kg.reading import vocabulary
 from pipeline.kg.sample import Grounding, Reject
 from pipeline.resources import read_prompt
 
 CLASS_RELATIONS = ("instance_of", "occupation")
-_MEMBERS = {"instance_of": "has_instance", "occupation": "occupation_of"}
+MEMBERS = {"instance_of": "has_instance", "occupation": "occupation_of"}  # a class relation -> to its members
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +174,7 @@ class Verbalizer:
         kg = self.kg
         steps = self.plan.steps[node]
         class_steps = {self.g.anchors[st.child]: st.edge for st in steps if not st.negated and not st.union
-                       and self.plan.is_anchor(st.child) and self._rel(st) in _MEMBERS.values()}
+                       and self.plan.is_anchor(st.child) and self._rel(st) in MEMBERS.values()}
         shared: set[str] | None = None
         for m in members:
             classes = {c for r in CLASS_RELATIONS for c in kg.neighbours(m, r)}
@@ -184,7 +184,7 @@ class Verbalizer:
         candidates = [c for c in shared or () if c in class_steps or kg.label(c) not in self.anchor_labels]
         if candidates:
             def size(c: str) -> tuple[int, str]:
-                return (sum(len(kg.neighbours(c, _MEMBERS[r])) for r in CLASS_RELATIONS), kg.label(c))
+                return (sum(len(kg.neighbours(c, MEMBERS[r])) for r in CLASS_RELATIONS), kg.label(c))
             best = min(candidates, key=size)
             return nouns(kg.label(best)), class_steps.get(best)
         relations = [self._rel(st) for st in steps if not st.negated]

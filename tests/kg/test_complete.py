@@ -390,3 +390,9 @@ def test_an_initial_ends_no_sentence():
     from pipeline.kg.complete import sentences
     assert sentences("Riley B. King, known as B. B. King, was a guitarist. He was born in 1925.") == [
         "Riley B. King, known as B. B. King, was a guitarist.", "He was born in 1925."]
+
+
+def test_a_class_form_is_no_name_spelling():
+    from pipeline.kg.complete import narrower, spelled, tokens
+    assert spelled("actress") == "actor" and "actress" in narrower("actor")  # one class, read in either form
+    assert tokens("Academy Award for Best Actress") != tokens("Academy Award for Best Actor")  # two names

@@ -231,6 +231,11 @@ def test_a_name_the_passages_write_with_the_keeps_it():
     kg = build_graph(facts, {"peel": "Robert Peel", "cp": "Conservative Party", "c:politician": "politician"},
                      builtin_inverses())
     assert kg.named("cp") == "the Conservative Party" and kg.named("peel") == "Robert Peel"
+    # a common noun written lower case after "the" is no name with "the"; nor is a person
+    evidence = (Evidence("p-g", "Hendrix played the guitar.", "Hendrix", "guitar"),)
+    lower = build_graph([Fact("h", "played", "g", ("p-g",), evidence)], {"h": "Jimi Hendrix", "g": "Guitar"},
+                        {"played": "played_by", "played_by": "played"})
+    assert lower.named("g") == "Guitar"
     grounding = ground(kg, "1p", {"?x": "cp"}, ["founded_by"])
     assert all("the Conservative Party" in q for q in questions(kg, grounding))
 
