@@ -37,7 +37,7 @@ from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 from pipeline.resources import package_data
 
-VERSION = "reading-10"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-11"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -46,6 +46,7 @@ SELF = "SELF"
 _PREPOSITIONS = {"in", "at", "of", "for", "from", "to", "with", "into", "on", "under", "after", "by", "as", "near",
                  "through", "between", "against", "within", "across"}
 _NOUN_PREPOSITIONS = {"of", "in", "to", "for", "on"}
+_PRIZE_WORDS = {"Prize", "Award", "Medal", "Trophy"}
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
 _RELATIVE = {"who", "which", "that", "whom", "whose"}
 # degrees NER takes for names: "received her PhD"
@@ -538,7 +539,8 @@ class _Reader:
         for n in nouns:
             for prep in own[n] or shared:
                 for obj in (m for c in prep.children if c.dep_ == "pobj" for m in self.arguments(c)):
-                    if obj.type != "DATE":
+                    # "was King of Italy" with NER's "King of Italy" the object: a name holding its preposition
+                    if obj.type != "DATE" and not obj.start <= prep.i < obj.end:
                         for subject in subjects:
                             self.state(subject, f"be {lemma(n)} {prep.lower_}", obj, sentence)
 
@@ -561,6 +563,12 @@ def _whole_name(ent):
     doc, end = ent.doc, ent.end
     if end < len(doc) and ent[-1].lower_ in _NOUN_PREPOSITIONS and doc[end].head.i == end - 1:
         return doc[ent.start:doc[end].right_edge.i + 1]
+    # "the 1957 Nobel Prize in Literature | at the age of 44", "Nobel Prize in Physics | with Marie and
+    # Pierre Curie", "Nobel Prize in Literature | for creating": said of the winning, not the prize's name
+    # ("Academy Award for Best Actor" is one)
+    if any(t.text in _PRIZE_WORDS for t in ent):
+        end = next((t.i for t in ent if t.i > ent.start and (t.lower_ in ("at", "with", "alongside") or t.lower_
+                    in ("for", "in") and t.i + 1 < ent.end and doc[t.i + 1].is_lower)), end)
     while end > ent.start + 1 and doc[end - 1].lower_ in _PREPOSITIONS:
         end -= 1  # "Maharashtra by" (of "in Maharashtra by area"): the name stops before it
     return doc[ent.start:end]

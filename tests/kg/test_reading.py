@@ -286,3 +286,24 @@ def test_a_pronoun_patient_and_object_control():
     found = {t[:3] for t in read("Georgy Zhukov", "Georgy Zhukov was a Soviet general. He ordered Ivan Konev to "
                                  "defend Moscow.")}
     assert not {t for t in found if t[1] == "defend" and t[0] == "Georgy Zhukov"}  # Konev defends
+
+
+@pytest.mark.parametrize(("title", "text", "prize"), [
+    ("Albert Camus", "Albert Camus was a French philosopher. He was the recipient of the 1957 Nobel Prize in "
+     "Literature at the age of 44, the second-youngest recipient in history.", "Nobel Prize in Literature"),
+    ("Henri Becquerel", "Antoine Henri Becquerel was a French experimental physicist who shared the 1903 Nobel Prize "
+     "in Physics with Marie and Pierre Curie for his discovery of radioactivity.", "Nobel Prize in Physics"),
+    ("Marlon Brando", "Marlon Brando was an American actor. He won the Academy Award for Best Actor in 1955.",
+     "Academy Award for Best Actor"),
+])
+def test_a_prize_name_ends_where_its_winning_is_described(title, text, prize):
+    objects = {t[2] for t in read(title, text) if t[1] != "mention"}
+    assert prize in objects and not any(o.startswith(prize + " ") for o in objects)
+
+
+def test_a_title_named_with_its_realm_is_no_realm():
+    """NER reads "King of Italy" as one name: it is not what he was king of (nor emperor of)."""
+    found = read("Henry IV, Holy Roman Emperor", "Henry IV was Holy Roman Emperor (1084–1105), King of Germany "
+                 "(1054–1105), and King of Italy and Burgundy (1056–1105).")
+    assert not any(o.startswith("King of") for _, p, o, _, _ in found if p != "mention")
+
