@@ -9,16 +9,53 @@ pure-Python encoder and writes each of its fragments to the file separately (abo
 5,000 review tasks with three annotations each): about a third of the snapshot's server CPU. Here
 every task is encoded by one call of the C encoder; the bytes written, the md5 and the statuses are
 the same. Another Label Studio version runs unchanged.
+
+The garbage collector is paused while an export or an import runs: those build millions of small
+objects that all live until the request ends, so the collections find nothing to free.
 """
 
+import gc
 import json
 import logging
 import os
 import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
+from typing import Any
 
 PATCHED_VERSION = "1.23.2"
 logger = logging.getLogger("comlq.ls_launch")
+
+ORIGINAL: dict[str, Callable[..., Any]] = {}  # Label Studio's own sync_import, as patch() found it
+
+
+class _GcPause:
+    """Requests may overlap: the first one in pauses the collector, the last one out resumes it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.was_enabled = False
+
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self.lock:
+            if self.depth == 0:
+                self.was_enabled = gc.isenabled()
+                gc.disable()
+            self.depth += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.depth -= 1
+                if self.depth == 0 and self.was_enabled:
+                    gc.enable()
+
+
+gc_paused = _GcPause()
 
 
 def export_to_file(self, task_filter_options=None, annotation_filter_options=None, serialization_options=None):
@@ -28,16 +65,17 @@ def export_to_file(self, task_filter_options=None, annotation_filter_options=Non
 
     encode = json.JSONEncoder(ensure_ascii=False).encode
     try:
-        tasks = self.get_export_data(task_filter_options=task_filter_options,
-                                     annotation_filter_options=annotation_filter_options,
-                                     serialization_options=serialization_options)
-        with tempfile.NamedTemporaryFile(suffix=".export.json", dir=settings.FILE_UPLOAD_TEMP_DIR) as file:
-            file.write(b"[")
-            for n, task in enumerate(tasks):
-                file.write(((", " if n else "") + encode(task)).encode("utf-8"))
-            file.write(b"]")
-            file.seek(0)
-            self.save_file(file, self.eval_md5(file))
+        with gc_paused():
+            tasks = self.get_export_data(task_filter_options=task_filter_options,
+                                         annotation_filter_options=annotation_filter_options,
+                                         serialization_options=serialization_options)
+            with tempfile.NamedTemporaryFile(suffix=".export.json", dir=settings.FILE_UPLOAD_TEMP_DIR) as file:
+                file.write(b"[")
+                for n, task in enumerate(tasks):
+                    file.write(((", " if n else "") + encode(task)).encode("utf-8"))
+                file.write(b"]")
+                file.seek(0)
+                self.save_file(file, self.eval_md5(file))
         self.status = self.Status.COMPLETED
         self.save(update_fields=["status"])
     except Exception as exc:
@@ -49,10 +87,19 @@ def export_to_file(self, task_filter_options=None, annotation_filter_options=Non
         self.save(update_fields=["finished_at"])
 
 
+def sync_import(self, *args, **kwargs):
+    """Label Studio's ImportAPI.sync_import with the garbage collector paused."""
+    with gc_paused():
+        return ORIGINAL["sync_import"](self, *args, **kwargs)
+
+
 def patch() -> None:
     from data_export.mixins import ExportMixin
+    from data_import.api import ImportAPI
 
+    ORIGINAL.setdefault("sync_import", ImportAPI.sync_import)
     ExportMixin.export_to_file = export_to_file
+    ImportAPI.sync_import = sync_import
 
 
 def setup_then_patch(setup):

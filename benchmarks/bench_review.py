@@ -56,6 +56,8 @@ POOLED = 5
 OLD = {"push": 1.6, "re-push": 2.2, "pull": 10.5, "export": 9.0}
 # with pooling and the new questions, before the export snapshot was encoded in C (load average 1)
 SLOW_EXPORT = {"push": 10.2, "pull": 19.3, "export": 17.1}
+# 2026-12-02, before the garbage collector was paused in export, import and pull (wall time)
+GC_ON = {"push": 10.5, "pull": 14.9, "export": 12.9}
 
 
 @dataclass
@@ -154,7 +156,8 @@ def main() -> None:
             with measured(pid) as cost:
                 result = push(run, config, pool=pool)
             print(f"push: {result.created} tasks, {result.pooled} pooled passages, in {cost} "
-                  f"(before: {OLD['push']} s wall without pooling, {SLOW_EXPORT['push']} s with it); {cost.verdict()}")
+                  f"(before: {OLD['push']} s wall without pooling, {SLOW_EXPORT['push']} s with it, "
+                  f"{GC_ON['push']} s with the collector on); {cost.verdict()}")
 
             with measured(pid) as cost:
                 again = push(run, config, pool=pool)
@@ -174,9 +177,10 @@ def main() -> None:
                 pulled = pull(run, annotated)
             agreement = json.loads(pulled.agreement.read_text())
             print(f"pull: {args.tasks} tasks, {3 * args.tasks} annotations in {cost} "
-                  f"(before: {OLD['pull']} s wall without pooling, {SLOW_EXPORT['pull']} s with it); {cost.verdict()}")
+                  f"(before: {OLD['pull']} s wall without pooling, {SLOW_EXPORT['pull']} s with it, "
+                  f"{GC_ON['pull']} s with the collector on); {cost.verdict()}")
             print(f"      of which Label Studio's export alone takes about {export_cost} "
-                  f"(before: {OLD['export']} s, {SLOW_EXPORT['export']} s)")
+                  f"(before: {OLD['export']} s, {SLOW_EXPORT['export']} s, {GC_ON['export']} s)")
             print(f"      statuses {pulled.counts}; structure kappa "
                   f"{agreement['overall']['structure_ok']['fleiss_kappa']} (random votes: near 0)")
         finally:

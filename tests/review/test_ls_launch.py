@@ -1,6 +1,7 @@
 """annotation/ls_launch.py, the `label-studio` launcher whose export snapshot is encoded task by task
-by the C JSON encoder: installed once Django is set up, and writing the same bytes as Label
-Studio's own export_to_file on a project with votes and a comment."""
+by the C JSON encoder and whose export and import pause the garbage collector: installed once Django
+is set up, writing the same bytes as Label Studio's own export_to_file on a project with votes and a
+comment, and leaving the collector on."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ LAUNCHER = Path(server.__file__).with_name("ls_launch.py")
 # Run by the Label Studio venv's Python on the test server's data dir: Label Studio's own
 # export_to_file and the launcher's, each on a snapshot of the same project.
 COMPARE = """
-import importlib.util, json, os, sys
+import gc, importlib.util, json, os, sys
 import label_studio
 sys.path.insert(0, os.path.dirname(label_studio.__file__))
 os.environ["DJANGO_SETTINGS_MODULE"] = "core.settings.label_studio"
@@ -33,22 +34,26 @@ real_setup, seen = django.setup, {}
 def setup(*args, **kwargs):  # Label Studio's own method, as set up before the launcher's patch
     real_setup(*args, **kwargs)
     from data_export.mixins import ExportMixin
-    seen["own"] = ExportMixin.export_to_file
+    from data_import.api import ImportAPI
+    seen.update(own=ExportMixin.export_to_file, sync_import=ImportAPI.sync_import)
 django.setup = launch.setup_then_patch(setup)
 django.setup()
 from data_export.mixins import ExportMixin
+from data_import.api import ImportAPI
 own = seen["own"]
 from data_export.models import Export
 from projects.models import Project
 options = {"drafts": {"only_id": True}, "predictions": {"only_id": True},
            "annotations__completed_by": {"only_id": True}, "include_annotation_history": False}
 project = Project.objects.get(title=sys.argv[2])
-out = {"patched": ExportMixin.export_to_file is launch.export_to_file, "version": label_studio.__version__}
+out = {"patched": [ExportMixin.export_to_file is launch.export_to_file, ImportAPI.sync_import is launch.sync_import,
+                   launch.ORIGINAL["sync_import"] is seen["sync_import"]], "version": label_studio.__version__}
 for name, export_to_file in (("own", own), ("launcher", launch.export_to_file)):
     snapshot = Export.objects.create(project=project, title=name, created_by=project.created_by)
     export_to_file(snapshot, serialization_options=options)
     snapshot.refresh_from_db()
-    out[name] = {"status": snapshot.status, "md5": snapshot.md5, "text": snapshot.file.read().decode()}
+    out[name] = {"status": snapshot.status, "md5": snapshot.md5, "text": snapshot.file.read().decode(),
+                 "gc": gc.isenabled()}
     snapshot.delete()
 print(json.dumps(out))
 """
@@ -68,10 +73,11 @@ def test_the_launchers_snapshot_is_byte_identical_to_label_studios_own(ls, tmp_p
                           env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout.splitlines()[-1])
-    assert result["version"] == "1.23.2" and result["patched"]  # installed by django.setup
+    assert result["version"] == "1.23.2" and all(result["patched"])  # installed by django.setup
     own, launcher = result["own"], result["launcher"]
     assert own["status"] == launcher["status"] == "completed"
     assert launcher["text"] == own["text"] and launcher["md5"] == own["md5"]
+    assert launcher["gc"]  # resumed after the export
     tasks = json.loads(launcher["text"])
     assert sorted(t["data"]["item_id"] for t in tasks) == sorted(i["id"] for i in items)
     assert sum(len(t["annotations"]) for t in tasks) == 2 * len(items)
