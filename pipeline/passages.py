@@ -231,13 +231,27 @@ def _in_order(wanted: list[str], words: list[str]) -> bool:
     return all(any(w == x for x in it) for w in wanted)
 
 
+def _name_run(words: list[str]) -> list[str]:
+    """The keys of the capitalised words the list opens with, up to the first that ends in punctuation."""
+    run = []
+    for w in words:
+        if not (w[:1].isupper() or w[:1].isdigit() or _key(w) in _PARTICLES):
+            break
+        run.append(_key(w))
+        if re.search(r"[,.;:()]$", w):
+            break
+    return run
+
+
 def recover_title(text: str) -> str:
     """The title that a DPR/ComLQ-style chunk repeats at its start, or "" if it does not look like one.
 
     "Allen Ginsberg Irwin Allen Ginsberg (; June 3, 1926 – ...) was ..." -> "Allen Ginsberg".
     A prefix is the title when the text goes on by repeating it ("Aaron Aaron (...) is ..."), or
     by a first sentence that names all its words in order and starts with a function word ("Alcohol
-    In chemistry, an alcohol is ...") or with a name holding the title's words ("Irwin Allen Ginsberg").
+    In chemistry, an alcohol is ...") or with a name holding the title's words ("Irwin Allen Ginsberg"),
+    or by a lead's full name that ends in the title's last word before a parenthesis ("Randy Couture
+    Randall Duane Couture (; born ...").
     A repeat or a function word ends the title; among the name-led ones the longest wins. A
     disambiguator "(film)" belongs to the title but need not recur.
     """
@@ -252,21 +266,20 @@ def recover_title(text: str) -> str:
         rest = words[k:]
         if [_key(w) for w in rest[:k]] == [_key(w) for w in title]:
             return " ".join(title)  # the body starts here: no longer title
-        if _key(title[0]) in _FUNCTION_WORDS:
+        if _key(title[0]) in _FUNCTION_WORDS and _key(title[0]) != "the":  # "The Thad Jones/Mel Lewis Orchestra"
             continue
         name = " ".join(title)
         bare = re.sub(r"\s*\([^()]*\)$", "", name)  # "Peter Hermann (actor)" -> "Peter Hermann"
         content = [_key(w) for w in bare.split() if _key(w) and _key(w) not in _FUNCTION_WORDS]
+        run = _name_run(rest)  # the capitalised name the text goes on with ("Emperor Xuānzong of Tang")
+        if len(content) >= 2 and len(run) > len(content) and run[-1] == content[-1] and len(rest) > len(run) \
+                and rest[len(run)][:1] == "(":
+            # "Randy Couture Randall Duane Couture (; born ...)": a lead's full name, the title's short one
+            found = name
+            continue
         first = _SENTENCE_END.split(" ".join(rest), 1)[0].split()
         if not content or not _in_order(content, [_key(w) for w in first]):
             continue
-        run = []  # the capitalised name the text goes on with ("Emperor Xuānzong of Tang")
-        for w in rest:
-            if not (w[:1].isupper() or w[:1].isdigit() or _key(w) in _PARTICLES):
-                break
-            run.append(_key(w))
-            if re.search(r"[,.;:()]$", w):
-                break
         if _key(nxt) in _FUNCTION_WORDS:
             return name  # "Alcohol In chemistry, ...": the body starts here
         if _in_order(content, run):

@@ -312,9 +312,11 @@ class _Corpus:
             relation = CLASS_RELATIONS.get(self.types.get(s, ""), "instance_of")
             if cls and (st.pattern == "is a" or cls in self.class_types) and self._fits(relation, cls):
                 yield relation, s, self._value("class", cls), evidence
-        elif st.pattern == "nationality":
-            if self.types.get(s) == "PERSON" and st.object in self.demonyms:
-                yield "nationality", s, self._value("nationality", st.object), evidence
+        elif st.pattern == "nationality" and self.types.get(s) == "PERSON":
+            # "a Bahamian-American actor": each listed part ("Anglo-Irish" is one)
+            parts = [st.object] if st.object in self.demonyms else st.object.split("-")
+            for demonym in (p for p in parts if p in self.demonyms):
+                yield "nationality", s, self._value("nationality", demonym), evidence
         elif st.pattern == "mention":
             o = self.link.get(st.object)
             if o and st.object == self.labels[o]:  # the exact title, not an alias

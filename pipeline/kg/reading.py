@@ -37,7 +37,7 @@ from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 from pipeline.resources import package_data
 
-VERSION = "reading-11"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-13"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -154,8 +154,11 @@ class _Reader:
             if m.type == "PERSON" and " " in m.name:
                 full.setdefault(m.name.split()[-1], set()).add(m.name)
         for i, m in list(self.mentions.items()):
-            if m.type == "PERSON" and " " not in m.name and len(full.get(m.name, ())) == 1:
-                self.mentions[i] = Mention(next(iter(full[m.name])), m.type, m.text, m.start, m.end)
+            # "written by Tarkovsky and Aleksandr Misharin": NER may take the surname beside a person for an ORG
+            person = m.type == "PERSON" or m.type in ("ORG", "PLACE", "WORK") and any(
+                (c := self.mentions.get(t.i)) is not None and c.type == "PERSON" for t in self.doc[i].conjuncts)
+            if person and " " not in m.name and len(full.get(m.name, ())) == 1:
+                self.mentions[i] = Mention(next(iter(full[m.name])), "PERSON", m.text, m.start, m.end)
 
     def _aliases(self) -> set[str]:
         """The names of the passage's subject: its title, the name its first sentence opens with
@@ -247,6 +250,8 @@ class _Reader:
         for m in around:
             if m.name == alias:  # NER's span with the article: "the Amu Darya"
                 start, end = min(start, m.start), max(end, m.end)
+            elif start < m.start < end < m.end:  # NER began inside the name: "Ferdinand Emmanuel | Edralin Marcos Sr."
+                end = m.end
         if any(m.start < start or m.end > end for i in range(start, end) if (m := self.mentions.get(i))):
             return  # inside a longer name: "Ankara Province" is not Ankara
         self.self_types.extend(m.type for m in around)  # what NER took the subject for
@@ -300,6 +305,7 @@ class _Reader:
                 if token.dep_ == "appos":
                     self._apposition(token, sentence)
             self._fronted(sentence)
+            self._named_classes(sentence)
             self._co_mentions(sentence)
         return {"title": self.title, "sentences": self.sentences, "statements": self.statements,
                 "self_types": sorted(set(self.self_types))}
@@ -316,6 +322,17 @@ class _Reader:
         mention = self.mention(subject)
         if mention is not None and mention.type == SELF:
             self._classes(mention, head, sentence, "also a")
+
+    def _named_classes(self, sentence) -> None:
+        """Classes written before a person's name: "the brother of philosopher and psychologist William
+        James and diarist Alice James" (`also a`: listed classes only)."""
+        people = {self.mentions[i] for i in range(sentence.start, sentence.end)
+                  if i in self.mentions and self.mentions[i].type == "PERSON"}
+        for person in sorted(people, key=lambda m: m.start):
+            for noun in self.doc[person.end - 1].children:
+                if noun.dep_ in ("compound", "nmod") and noun.i < person.start and noun.is_lower \
+                        and noun.tag_ in ("NN", "NNS"):
+                    self._classes(person, noun, sentence, "also a")
 
     def _co_mentions(self, sentence) -> None:
         """`mention`: the passage's subject and another name in one sentence (a title mention, if
@@ -338,8 +355,14 @@ class _Reader:
         if lemma(root) == "be":
             for attr in (t for t in root.children if t.dep_ == "attr" and not self.mention(t)):
                 head = _class_head(attr)
+                # "the capital of ..." and "head of the Catholic Church" are relations (_copula); "professor
+                # of physics" (a listed occupation) is a class too
+                if head is not None and not any(d.dep_ == "det" for d in head.children) and \
+                        lemma(head) not in vocabulary()["occupations"] and \
+                        any(c.dep_ == "prep" and c.lower_ == "of" for c in head.children):
+                    continue
                 if head is not None and not any(d.lower_ == "the" for d in head.children if d.dep_ == "det"):
-                    self._classes(subjects[0], head, sentence)  # "the capital of ..." is a relation: _copula
+                    self._classes(subjects[0], head, sentence)
 
     def _classes(self, subject: Mention, head, sentence, pattern: str = "is a") -> None:
         if any(c.dep_ == "cc" and c.lower_ == "or" for c in head.children):
@@ -415,10 +438,12 @@ class _Reader:
     def _prepositional(self, verb, verb_lemma: str, subjects: list[Mention], objects: list[Mention],
                        sentence) -> None:
         """`VERB PREP` statements; "X founded Y in 1850" dates Y, as "Y was founded in 1850" does, and not X."""
+        # "HSBC opened its second branch in 2005": a year of a verb with an object dates the object only
+        takes_object = bool(objects) or any(c.dep_ == "dobj" for c in verb.children)
         for child in verb.children:
             if child.dep_ in ("prep", "dative") and child.lower_ in _PREPOSITIONS and child.lower_ != "by":
                 for obj in (m for c in child.children if c.dep_ == "pobj" for m in self._objects(c)):
-                    for subject in objects if obj.type == "DATE" and objects else subjects:
+                    for subject in objects if obj.type == "DATE" and takes_object else subjects:
                         self.state(subject, f"{verb_lemma} {child.lower_}", obj, sentence)
 
     def _listed_places(self, verb) -> list[Mention]:
@@ -506,6 +531,14 @@ class _Reader:
         """"Paris, the capital of France, ...", "Alexis Carrel, a distinguished surgeon and biologist, ..."."""
         if noun.head.conjuncts:
             return  # "Germany, Austria, the German parts of Switzerland, ...": a list, not an apposition
+        if any(c.dep_ == "advmod" for c in noun.children) or noun.tag_ == "NNS" and noun.head.tag_ == "NNP":
+            return  # "Scandinavia, especially parts of Finland and Sweden": examples, not the same place
+        if any(p.dep_ == "prep" and any(o.lower_ in _DIRECTIONS for o in p.children)
+               for t in (noun, noun.head) for p in t.children):
+            return  # "the Kuril Islands on the southeast, Japan's island of Hokkaido on the south": a list of sides
+        governor = noun.head.head.head if noun.head.dep_ == "pobj" else None
+        if governor is not None and lemma(governor) == lemma(noun):
+            return  # "the largest lake in Sweden, the largest lake in the European Union": a list of rankings
         subjects = self.arguments(noun.head)
         if subjects and not self.mention(noun):
             self._relational_noun(subjects, noun, sentence)

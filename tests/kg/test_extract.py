@@ -299,3 +299,11 @@ def test_a_place_named_with_its_class_is_the_article(tmp_path):
         Passage("p1", "Henan", "Henan is a province in Central China."),
         Passage("p2", "Zhengzhou", "Zhengzhou is the capital and the largest city of Henan Province."))}
     assert ("Zhengzhou", "capital_of", "Henan") in facts_of(passages, tmp_path)
+
+
+def test_a_hyphenated_demonym_gives_each_listed_nationality(tmp_path):
+    passages = {"a": Passage(id="a", title="Sidney Poitier", text="Sidney Poitier was a Bahamian-American actor, "
+                                                                   "film director, activist, and diplomat.")}
+    facts = facts_of(passages, tmp_path)
+    assert {("Sidney Poitier", "nationality", "Bahamian"), ("Sidney Poitier", "nationality", "American")} <= facts
+    assert not {f for f in facts if f[2] == "Bahamian-American"}

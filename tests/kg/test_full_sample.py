@@ -20,7 +20,7 @@ def test_the_sample_yields_every_type(sample_result):
     """`comlq run`'s default (50 per type on the shipped sample) fills every type, the sparse
     shapes too (3i: three conditions each needed; ip: two, projected; 3in: two and a cut), but
     the four chains whose every valid grounding the enumeration finds: under the corpus check the
-    sample holds 3p 26, inp 17, pin 25 and pni 12 (docs/generators.md)."""
+    sample holds 3p 29, inp 20, pin 33 and pni 36 (docs/generators.md)."""
     types = sample_result.stats["types"]
     assert set(types) == set(TYPE_NAMES)
     short = {t for t, s in types.items() if s["generated"] < 50}

@@ -108,11 +108,18 @@ def test_year_values(text, value):
     ("Peter Hermann (actor) Peter Hermann (born August 15, 1967)-is an American actor.", "Peter Hermann (actor)"),
     ("Emperor Xuanzong of Tang (9th century) Emperor Xuānzong of Tang (July 27, 810 – September 10, 859) was an "
      "emperor.", "Emperor Xuanzong of Tang (9th century)"),
+    ("The Thad Jones/Mel Lewis Orchestra The Thad Jones/Mel Lewis Jazz Orchestra was a jazz big band formed by "
+     "trumpeter Thad Jones and drummer Mel Lewis in New York in 1965.", "The Thad Jones/Mel Lewis Orchestra"),
+    ("Randy Couture Randall Duane Couture (; born June 22, 1963) is an American actor.", "Randy Couture"),
+    ("Billy DeBeck William Morgan DeBeck (April 15, 1890 – November 11, 1942), better known as Billy DeBeck, was "
+     "an American cartoonist.", "Billy DeBeck"),
     # not titles: a chunk that starts mid-article, and one that starts with a longer name
     ("to end extreme poverty, it is also important to focus on the interrelated problems.", ""),
     ("Iowa State University, located in Ames, Iowa, holds the distinction of being the first.", ""),
     ("The International Monetary Fund (IMF) and the World Bank are international institutions.", ""),
     ("Classical Arabic is considered normative, according to the syntactic norms of classical texts.", ""),
+    ("The Beatles were an English rock band formed in Liverpool in 1960.", ""),
+    ("John Smith Jones (born 1950) is a man.", ""),
 ])
 def test_recover_title(text, title):
     assert recover_title(text) == title
@@ -307,3 +314,47 @@ def test_a_title_named_with_its_realm_is_no_realm():
                  "(1054–1105), and King of Italy and Burgundy (1056–1105).")
     assert not any(o.startswith("King of") for _, p, o, _, _ in found if p != "mention")
 
+
+
+def test_a_repeated_ranking_is_no_apposition():
+    found = read("Vänern", "Vänern is the largest lake in Sweden, the largest lake in the European Union and the "
+                 "third-largest lake in Europe after Ladoga and Onega in Russia.")
+    assert ("Vänern", "be lake in", "Sweden", "Vänern", "Sweden") in found
+    assert not any(s == "Sweden" for s, p, *_ in found if p != "mention")
+
+
+def test_an_apposition_of_examples_or_of_sides_is_not_the_same_place():
+    found = read("Ice skate", "In the chilly landscapes of Scandinavia, especially parts of modern-day Finland and "
+                 "Sweden, ancient inhabitants crafted rudimentary skates from animal bones.")
+    assert not any(s == "Scandinavia" for s, p, *_ in found if p != "mention")
+    found = read("Sea of Okhotsk", "The Sea of Okhotsk is a marginal sea of the western Pacific Ocean. It is located "
+                 "between Russia's Kamchatka Peninsula on the east, the Kuril Islands on the southeast, Japan's "
+                 "island of Hokkaido on the south.")
+    assert not any(s == "Kuril Islands" for s, p, *_ in found if p != "mention")
+
+
+def test_a_name_ner_began_late_is_the_whole_opening_name():
+    found = read("Ferdinand Marcos", "Ferdinand Emmanuel Edralin Marcos Sr. was a Filipino lawyer, dictator, and "
+                 "kleptocrat who served as the tenth president of the Philippines from 1965 to 1986.")
+    assert ("Ferdinand Marcos", "nationality", "Filipino") in {t[:3] for t in found}
+    assert not any("Edralin" in s and "Ferdinand" not in s for s, *_ in found)
+
+
+def test_head_of_is_a_relation_and_a_year_of_a_verb_with_an_object_dates_the_object():
+    found = read("Pope Gregory VII", "Pope Gregory VII, born Hildebrand of Sovana, was head of the Catholic Church "
+                 "and ruler of the Papal States from 22 April 1073 to his death in 1085.")
+    assert ("Pope Gregory VII", "be head of", "Catholic Church") in {t[:3] for t in found}
+    assert not {t for t in found if t[1] == "is a"}
+    found = read("HSBC Vietnam", "HSBC Vietnam is a bank. In 2005, HSBC also opened its second branch in Hanoi.")
+    assert not {t for t in found if t[1] == "open in" and t[2] == "2005"}
+
+
+def test_classes_written_before_a_name_and_a_surname_ner_took_for_an_org():
+    found = read("Henry James", "Henry James was an American-British author. He was the brother of philosopher and "
+                 "psychologist William James and diarist Alice James.")
+    assert {("William James", "also a", "philosopher"), ("William James", "also a", "psychologist"),
+            ("Alice James", "also a", "diarist")} <= {t[:3] for t in found}
+    found = read("Mirror (1975 film)", "Mirror is a 1975 Soviet drama film. It is directed by Andrei Tarkovsky and "
+                 "written by Tarkovsky and Aleksandr Misharin.")
+    assert {("Andrei Tarkovsky", "write", "Mirror (1975 film)"),
+            ("Aleksandr Misharin", "write", "Mirror (1975 film)")} <= {t[:3] for t in found}
