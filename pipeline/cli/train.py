@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from pipeline.cli import add_config, config_of
+from pipeline.config import TrainConfig
 
 
 def _train(args: argparse.Namespace) -> None:
@@ -31,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="model folder to write (replaced if an earlier `comlq train` wrote it)")
     p.add_argument("--seed", dest="train.seed", type=int, default=None)
     p.add_argument("--max-groups", dest="train.max_groups", type=int, default=None,
-                   help="at most this many (question, positive) groups (default 1500)")
+                   help=f"at most this many (question, positive) groups (default {TrainConfig.max_groups})")
     p.add_argument("--epochs", dest="train.epochs", type=int, default=None)
     p.add_argument("--kinds", default=None,
                    help="hard-negative kinds besides the retrieved ones: comma-separated from violating,partial,twins "
