@@ -13,6 +13,10 @@ Measured 2026-12-02 (see docs/results.md): the sample, load average 0.5-1.1, run
 (112-164 items/s; 49-50 before the speed-up of branch kgspeed2), best run 202-290 items/s;
 ComLQ (--passages ../shared/data/comlq/corpus.jsonl --per-type 30), load 5.7-7.2, run 1 108-125
 items per CPU second (11-12 before). Below the goal.
+Measured again 2026-12-02 after branch kgspeed3, old and new code back to back: the sample, load
+1.9-2.3, run 1 2.1-2.4 s (256-289 items/s wall and per CPU second; 271-280 before), best run
+493-515 items/s (444-473 before); ComLQ, load 0.1-0.5, run 1 212-230 items/s (188-197 before), best
+run 701-753 (490-535). Run 1 still below the goal: the corpus check's cold reading costs about 1.1 s.
 """
 
 from __future__ import annotations

@@ -177,6 +177,7 @@ class CorpusCheck:
                 if node not in self.passages_of and pid in passages:
                     self.stated_in[node].append(pid)
         self.with_passage = frozenset(self.passages_of)
+        self.entity_at = [self.entity_of[pid] for pid, _ in self.sentences]  # per sentence: its passage's entity
         # every node's names: the one-word ones, and the lengths of the longer ones each first two words begin
         # (see `_named_in`; by two words, since "the" alone begins names of ten lengths)
         self.all_names = frozenset(n for names in self.names.values() for n in names if n)
@@ -186,6 +187,7 @@ class CorpusCheck:
             if len(name) > 1:
                 lengths[name[:2]].add(len(name))
         self._lengths = {head: tuple(sorted(ns)) for head, ns in lengths.items()}
+        self._heads = frozenset(head[0] for head in self._lengths)  # the first words of the longer names
         # caches that do not depend on use_classes (shared with without_classes())
         self._range: dict[str, dict[tuple[str, ...], set[str]]] = {}  # relation -> name -> range nodes it names
         self._mentioned: dict[int, tuple[tuple[int, tuple[str, ...]], ...]] = {}  # see _named_in
@@ -199,6 +201,8 @@ class CorpusCheck:
         self._any: dict[tuple[str, str], bool] = {}
         self._named: dict[str, dict[int, list[int]]] = {}  # node -> sentence -> where it names the node
         self._meets: dict[tuple[str, str, str], bool] = {}
+        self._beyond: dict[tuple[frozenset[str], str], bool] = {}  # see beyond: asked again for every partial grounding
+        self._at: dict[tuple[int, str], list[int]] = {}  # see _where
         self.use_classes = True  # a class is named by its narrower classes too (classes.yaml)
         self._plain: CorpusCheck | None = None
 
@@ -207,7 +211,7 @@ class CorpusCheck:
         if self._plain is None:
             plain = copy.copy(self)
             plain.use_classes, plain._named, plain._other, plain._any, plain._meets = False, {}, {}, {}, {}
-            plain._names_of = {}
+            plain._names_of, plain._beyond, plain._at = {}, {}, {}
             self._plain = plain
         return self._plain
 
@@ -294,12 +298,14 @@ class CorpusCheck:
         """Every whole mention (position, name) in the sentence of a name of any node (`all_names`)."""
         if index not in self._mentioned:
             words, found = self.sentences[index][1], []
+            one_word, heads, lengths, all_names = self._one_word, self._heads, self._lengths, self.all_names
             for k, word in enumerate(words):
-                if word in self._one_word and self._whole(index, k, 1):
+                if word in one_word and self._whole(index, k, 1):
                     found.append((k, (word,)))
-                for n in self._lengths.get(words[k:k + 2], ()):
-                    if words[k:k + n] in self.all_names and self._whole(index, k, n):
-                        found.append((k, words[k:k + n]))
+                if word in heads:  # most words begin no longer name: no slice built for them
+                    for n in lengths.get(words[k:k + 2], ()):
+                        if words[k:k + n] in all_names and self._whole(index, k, n):
+                            found.append((k, words[k:k + n]))
             self._mentioned[index] = tuple(found)
         return self._mentioned[index]
 
@@ -343,10 +349,14 @@ class CorpusCheck:
         sentence's mentions of node names (`_named_in`) when those include all the node's names, else read."""
         if node in self._named:
             return self._named[node].get(index, [])
-        names = self._all_names(node)
-        if names <= self.all_names:
-            return sorted({k for k, name in self._named_in(index) if name in names})
-        return sorted({k for name in names for k in self._mentions(index, name)})
+        key = (index, node)  # cached: a passage's entity is looked for in each of its sentences, again and again
+        if key not in self._at:
+            names = self._all_names(node)
+            if names <= self.all_names:
+                self._at[key] = sorted({k for k, name in self._named_in(index) if name in names})
+            else:
+                self._at[key] = sorted({k for name in names for k in self._mentions(index, name)})
+        return self._at[key]
 
     def _ordered(self, index: int, relation: str, subject: list[int], obj: list[int]) -> bool:
         """May the sentence, naming the subject at `subject` and the object at `obj`, state (subject,
@@ -442,13 +452,14 @@ class CorpusCheck:
         naming, cued = self._naming(anchor), self._cued_sentences(relation)
         for index in sorted(naming.keys() | own if cued is None else (naming.keys() | own) & cued):
             at = naming.get(index) or [-1]  # where the sentence names the anchor; not named: the passage's topic, first
-            entity = self.entity_of[self.sentences[index][0]]
-            if passage_entities and self._same_kind(entity, kinds) and self._ordered(
+            entity = self.entity_at[index]
+            # (what is found already is not read again: the same entity or names in many sentences)
+            if passage_entities and entity not in found and self._same_kind(entity, kinds) and self._ordered(
                     index, relation, at, self._where(index, entity) or [-1]):
                 found.add(entity)  # the passage's own entity (one the graph knows nothing of, too)
             if names_only or entity == anchor:  # every whole mention of a range name, in order
                 for k, name in self._named_in(index):
-                    if (nodes := by_name.get(name)) and self._ordered(index, relation, at, [k]):
+                    if (nodes := by_name.get(name)) and not nodes <= found and self._ordered(index, relation, at, [k]):
                         found |= nodes
             if first and len(found) > searched and found - members - {anchor}:  # asked again only when it grew
                 break
@@ -548,8 +559,11 @@ class CorpusCheck:
         a state of India" lacks Pune when Maharashtra's text names it and the graph does not.)"""
         if len(sources) == 1:
             return self.other_member(next(iter(sources)), relation)
-        reached = project(self.kg, set(sources), relation)
-        return any(self.others(s, relation) - reached for s in sorted(sources))
+        key = (sources, relation)  # cached: the enumerators ask it of the same set for many partial groundings
+        if key not in self._beyond:
+            reached = project(self.kg, set(sources), relation)
+            self._beyond[key] = any(self.others(s, relation) - reached for s in sorted(sources))
+        return self._beyond[key]
 
 
 def _titled(title: str, stated: Counter[str], kg: KnowledgeGraph) -> str | None:

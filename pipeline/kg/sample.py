@@ -65,6 +65,20 @@ def _answer_weights(kg: KnowledgeGraph, weights: tuple[tuple[str, float], ...], 
     return list(accumulate(start(e) for e in sorted(kg.out)))
 
 
+@cache
+def _best_weights(kg: KnowledgeGraph, weights: tuple[tuple[str, float], ...]) -> tuple[float, ...]:
+    """Per entity (sorted), its best relation's weight (0 without relations): worked out once for every
+    type's `ChainEnumerator._starts`, not once per type."""
+    weight = dict(weights)
+    return tuple(max((weight.get(r, 1.0) for r in kg.out[e]), default=0.0) for e in sorted(kg.out))
+
+
+@cache
+def _reached(kg: KnowledgeGraph, anchor: str, relation: str) -> frozenset[str]:
+    """The anchor's neighbours along the relation, as a set shared by every type's sampler."""
+    return frozenset(kg.neighbours(anchor, relation))
+
+
 def _target_needs(plan: Plan) -> int:
     """Distinct neighbours the target's own walk follows: one per plain step, one for its unions
     (a second union starts elsewhere, a negation from another member)."""
@@ -366,7 +380,7 @@ class Enumerating(Sampler):
                 back = self.kg.inverses[r]
                 for a in anchors:
                     if a not in self.unnamable:
-                        found.append((r, a, frozenset(self.kg.neighbours(a, back))))
+                        found.append((r, a, _reached(self.kg, a, back)))
             self._conditions[member] = found
         return self._conditions[member]
 
@@ -624,11 +638,9 @@ class ChainEnumerator(Enumerating):
 
     def _starts(self) -> list[str]:
         """Nameable entities in a random order weighted by their best relation (as the walk's answers)."""
-        def weight(entity: str) -> float:
-            return max((self.weights.get(r, 1.0) for r in self.kg.out[entity]), default=0.0)
-
-        keyed = [(-(self.rng.random() ** (1.0 / w)), e) for e in self.entities
-                 if e not in self.unnamable and (w := weight(e)) > 0]
+        best = _best_weights(self.kg, tuple(sorted(self.weights.items())))
+        keyed = [(-(self.rng.random() ** (1.0 / w)), e) for e, w in zip(self.entities, best, strict=True)
+                 if e not in self.unnamable and w > 0]
         return [e for _, e in sorted(keyed)]
 
     def _rest(self, node: str, partial: Partial, positive: frozenset[str] | None, negative: frozenset[str],
