@@ -419,7 +419,7 @@ class CorpusCheck:
         if key in self._other:
             self._any[key] = bool(self._other[key])
         else:  # stops at the first such entity (a broad anchor names thousands)
-            found = self._others(anchor, relation, frozenset(self.kg.neighbours(anchor, relation)), first=True)
+            found = self._others(anchor, relation, self.kg.neighbour_set(anchor, relation), first=True)
             self._any[key] = bool(found)
             if not found:  # it read every sentence without stopping: the whole answer, for `others`
                 self._other[key] = found
@@ -429,7 +429,7 @@ class CorpusCheck:
         """The entities the corpus text may say are reached from `anchor` along `relation`, beyond the graph's."""
         key = (anchor, relation)
         if key not in self._other:
-            self._other[key] = self._others(anchor, relation, frozenset(self.kg.neighbours(anchor, relation)))
+            self._other[key] = self._others(anchor, relation, self.kg.neighbour_set(anchor, relation))
         return self._other[key]
 
     def _others(self, anchor: str, relation: str, members: frozenset[str], first: bool = False) -> frozenset[str]:

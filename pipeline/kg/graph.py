@@ -39,6 +39,7 @@ class KnowledgeGraph:
     subjects: dict[str, tuple[str, ...]] = field(default_factory=dict)  # relation -> nodes with that out-edge
     labels: dict[str, str] = field(default_factory=dict)
     definite: frozenset[str] = frozenset()  # names the text mostly writes after "the" ("the Taiping Rebellion")
+    _sets: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)  # see neighbour_set
 
     def label(self, node: str) -> str:
         return self.labels[node]
@@ -53,6 +54,13 @@ class KnowledgeGraph:
     def neighbours(self, node: str, relation: str) -> tuple[str, ...]:
         return self.out.get(node, _NO_EDGES).get(relation, ())
 
+    def neighbour_set(self, node: str, relation: str) -> frozenset[str]:
+        """`neighbours` as a set, built once per graph: every type's sampler and the corpus check ask for it."""
+        key = (node, relation)
+        if key not in self._sets:
+            self._sets[key] = frozenset(self.neighbours(node, relation))
+        return self._sets[key]
+
     def index(self) -> KnowledgeGraph:
         out: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
         subjects: dict[str, set[str]] = defaultdict(set)
@@ -63,6 +71,7 @@ class KnowledgeGraph:
             self.evidence[(s, relation, o)] = data["evidence"]
         self.out = {n: {r: tuple(sorted(objs)) for r, objs in sorted(rels.items())} for n, rels in sorted(out.items())}
         self.subjects = {r: tuple(sorted(nodes)) for r, nodes in sorted(subjects.items())}
+        self._sets.clear()  # built from the old `out`
         self.labels = dict(self.graph.nodes(data="label"))
         people = {n for n, rels in self.out.items() if "occupation" in rels or "nationality" in rels}
         self.definite = _definite(self.evidence, self.labels, people)

@@ -355,14 +355,13 @@ class _Reader:
         if lemma(root) == "be":
             for attr in (t for t in root.children if t.dep_ == "attr" and not self.mention(t)):
                 head = _class_head(attr)
-                # "the capital of ..." and "head of the Catholic Church" are relations (_copula); "professor
-                # of physics" (a listed occupation) is a class too
-                if head is not None and not any(d.dep_ == "det" for d in head.children) and \
-                        lemma(head) not in vocabulary()["occupations"] and \
-                        any(c.dep_ == "prep" and c.lower_ == "of" for c in head.children):
+                if head is None or any(d.lower_ == "the" for d in head.children if d.dep_ == "det"):
+                    continue  # "the capital of ..." is a relation (_copula)
+                # so is "head of the Catholic Church"; "professor of physics" (a listed occupation) is a class
+                if not any(d.dep_ == "det" for d in head.children) and lemma(head) not in vocabulary()["occupations"] \
+                        and any(c.dep_ == "prep" and c.lower_ == "of" for c in head.children):
                     continue
-                if head is not None and not any(d.lower_ == "the" for d in head.children if d.dep_ == "det"):
-                    self._classes(subjects[0], head, sentence)
+                self._classes(subjects[0], head, sentence)
 
     def _classes(self, subject: Mention, head, sentence, pattern: str = "is a") -> None:
         if any(c.dep_ == "cc" and c.lower_ == "or" for c in head.children):

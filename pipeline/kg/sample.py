@@ -52,31 +52,25 @@ def unnamable(kg: KnowledgeGraph) -> frozenset[str]:
 
 
 @cache
+def _best_weights(kg: KnowledgeGraph, weights: tuple[tuple[str, float], ...]) -> tuple[float, ...]:
+    """Per entity (sorted), its best relation's weight (0 without relations): worked out once for every
+    type's sampler, not once per type."""
+    weight = dict(weights)
+    return tuple(max((weight.get(r, 1.0) for r in kg.out[e]), default=0.0) for e in sorted(kg.out))
+
+
+@cache
 def _answer_weights(kg: KnowledgeGraph, weights: tuple[tuple[str, float], ...], needs: int = 1) -> list[float]:
     """Cumulative weights of the entities (sorted) as answers: their best relation's weight, so that
     entities linked only by down-weighted relations (title mentions) rarely start a walk; 0 for an
     entity with fewer than `needs` followable neighbours (a 3i answer needs three conditions)."""
     weight = dict(weights)
 
-    def start(entity: str) -> float:
-        followable = {(r, o) for r, objs in kg.out[entity].items() if weight.get(r, 1.0) > 0 for o in objs}
-        return max(weight.get(r, 1.0) for r in kg.out[entity]) if len(followable) >= needs else 0.0
+    def followable(entity: str) -> int:
+        return len({(r, o) for r, objs in kg.out[entity].items() if weight.get(r, 1.0) > 0 for o in objs})
 
-    return list(accumulate(start(e) for e in sorted(kg.out)))
-
-
-@cache
-def _best_weights(kg: KnowledgeGraph, weights: tuple[tuple[str, float], ...]) -> tuple[float, ...]:
-    """Per entity (sorted), its best relation's weight (0 without relations): worked out once for every
-    type's `ChainEnumerator._starts`, not once per type."""
-    weight = dict(weights)
-    return tuple(max((weight.get(r, 1.0) for r in kg.out[e]), default=0.0) for e in sorted(kg.out))
-
-
-@cache
-def _reached(kg: KnowledgeGraph, anchor: str, relation: str) -> frozenset[str]:
-    """The anchor's neighbours along the relation, as a set shared by every type's sampler."""
-    return frozenset(kg.neighbours(anchor, relation))
+    best = _best_weights(kg, weights)
+    return list(accumulate(w if followable(e) >= needs else 0.0 for e, w in zip(sorted(kg.out), best, strict=True)))
 
 
 def _target_needs(plan: Plan) -> int:
@@ -380,7 +374,7 @@ class Enumerating(Sampler):
                 back = self.kg.inverses[r]
                 for a in anchors:
                     if a not in self.unnamable:
-                        found.append((r, a, _reached(self.kg, a, back)))
+                        found.append((r, a, self.kg.neighbour_set(a, back)))
             self._conditions[member] = found
         return self._conditions[member]
 
@@ -625,7 +619,7 @@ class ChainEnumerator(Enumerating):
                 moves = [t for t in kg.out[anchor] if self._followable(t)]
                 for t in sorted(moves, key=self._key)[:self.BRANCHES]:
                     yield ({step.child: anchor}, {step.edge: self._relation(step, kg.inverses[t])}, {},
-                           frozenset(kg.neighbours(anchor, t)))
+                           kg.neighbour_set(anchor, t))
             return
         for anchors, relations, sets in self._ground(step.child):
             below = sets[step.child]
