@@ -37,7 +37,7 @@ from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 from pipeline.resources import package_data
 
-VERSION = "reading-13"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-14"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -151,7 +151,7 @@ class _Reader:
         person ("directed by Federico Fellini and written by Fellini, Ennio Flaiano, ...")."""
         full: dict[str, set[str]] = {}
         for m in set(self.mentions.values()):
-            if m.type == "PERSON" and " " in m.name:
+            if m.type == "PERSON" and " " in m.name and " of " not in m.name:  # "Song of Roland" ends in no surname
                 full.setdefault(m.name.split()[-1], set()).add(m.name)
         for i, m in list(self.mentions.items()):
             # "written by Tarkovsky and Aleksandr Misharin": NER may take the surname beside a person for an ORG
@@ -159,6 +159,11 @@ class _Reader:
                 (c := self.mentions.get(t.i)) is not None and c.type == "PERSON" for t in self.doc[i].conjuncts)
             if person and " " not in m.name and len(full.get(m.name, ())) == 1:
                 self.mentions[i] = Mention(next(iter(full[m.name])), "PERSON", m.text, m.start, m.end)
+            elif person and m.type != "PERSON" and " " in m.name \
+                    and all(t.tag_ == "NNP" for t in self.doc[m.start:m.end]):
+                # "starring Chishū Ryū and Chieko Higashiyama": a full name NER took for an ORG
+                for j in range(m.start, m.end):
+                    self.mentions[j] = Mention(m.name, "PERSON", m.text, m.start, m.end)
 
     def _aliases(self) -> set[str]:
         """The names of the passage's subject: its title, the name its first sentence opens with
@@ -272,12 +277,22 @@ class _Reader:
     def arguments(self, token) -> list[Mention]:
         """The mentions a dependent names: itself and the conjuncts ("Vienna and Paris")."""
         found = []
-        alternatives = any(c.dep_ == "cc" and c.lower_ == "or" for c in token.children)
-        for t in (token,) if alternatives else (token, *token.conjuncts):  # "The Angara or Angar": one river
+        alternatives = any(c.dep_ == "cc" and c.lower_ == "or" for c in token.children)  # "The Angara or Angar"
+        for t in (token,) if alternatives else (token, *token.conjuncts, *self._nested(token)):
             m = self.mention(t)
             if m is not None and m not in found:
                 found.append(m)
         return found
+
+    def _nested(self, token) -> list:
+        """Names the parser hung inside the next one: "starring Chishū Ryū and Chieko Higashiyama" read
+        as one noun phrase, "Ryū" a modifier of "Higashiyama" with "Chieko" its conjunct."""
+        m = self.mention(token)
+        if m is None or m.type != "PERSON":
+            return []
+        return [c for c in token.children if c.dep_ in ("nmod", "compound") and c.i < m.start
+                and (n := self.mention(c)) is not None and n.type == "PERSON" and any(
+                    g.dep_ == "conj" and m.start <= g.i < m.end for g in c.children)]
 
     # statements -------------------------------------------------------------------------
     def state(self, subject: Mention, pattern: str, obj: Mention, sentence) -> None:
@@ -329,10 +344,33 @@ class _Reader:
         people = {self.mentions[i] for i in range(sentence.start, sentence.end)
                   if i in self.mentions and self.mentions[i].type == "PERSON"}
         for person in sorted(people, key=lambda m: m.start):
-            for noun in self.doc[person.end - 1].children:
-                if noun.dep_ in ("compound", "nmod") and noun.i < person.start and noun.is_lower \
-                        and noun.tag_ in ("NN", "NNS"):
+            nouns = [n for n in self.doc[person.end - 1].children if n.dep_ in ("compound", "nmod")
+                     and n.i < person.start and n.is_lower and n.tag_ in ("NN", "NNS")]
+            if nouns:
+                for noun in nouns:
                     self._classes(person, noun, sentence, "also a")
+                continue
+            # "father of ... and British-American musician and sitar player Anoushka Shankar": the parser may
+            # hang the nouns before the name elsewhere (here as conjuncts of an earlier name); read them off
+            # the words, listed classes only, each one a noun right before "and" or the name
+            for noun in self._class_run(person.start, sentence.start):
+                if _class_name(noun) in listed_classes():
+                    self._classes(person, noun, sentence, "also a", conjuncts=False)
+
+    def _class_run(self, end: int, start: int) -> list:
+        """The head nouns of the words right before token `end`: lower-case nouns, demonyms and "and"."""
+        heads, i = [], end - 1
+        while i >= start:
+            t = self.doc[i]
+            m = self.mentions.get(i)
+            if t.is_lower and t.tag_ in ("NN", "NNS") and m is None:
+                if i + 1 == end or self.doc[i + 1].lower_ == "and":
+                    heads.append(t)
+            elif not (m is not None and m.type == "NORP" or t.tag_ == "HYPH" or t.lower_ == "and" and heads):
+                # "his teacher Oskar Heinroth": a relation to someone, not a class
+                return [] if t.tag_ in ("PRP$", "POS") else heads
+            i -= 1
+        return heads
 
     def _co_mentions(self, sentence) -> None:
         """`mention`: the passage's subject and another name in one sentence (a title mention, if
@@ -363,10 +401,10 @@ class _Reader:
                     continue
                 self._classes(subjects[0], head, sentence)
 
-    def _classes(self, subject: Mention, head, sentence, pattern: str = "is a") -> None:
+    def _classes(self, subject: Mention, head, sentence, pattern: str = "is a", conjuncts: bool = True) -> None:
         if any(c.dep_ == "cc" and c.lower_ == "or" for c in head.children):
             return  # "a real person or fictional character": alternatives, neither is stated
-        for noun in (head, *head.conjuncts):
+        for noun in (head, *head.conjuncts) if conjuncts else (head,):
             if noun.tag_ not in ("NN", "NNS") or noun is not head and any(
                     c.dep_ == "det" and c.lower_ == "the" or c.dep_ == "prep" and c.lower_ == "of"
                     for c in noun.children):

@@ -52,3 +52,32 @@ def test_the_corpus_check_prunes_on_the_film_graph(films, passages):
     checker = with_a_missed_film(films, passages)
     assert sum(items(films, passages, t, checker, prune=True)[1] for t in TYPES) > 0
     assert sum(len(items(films, passages, t, checker, prune=True)[0]) for t in TYPES) > 0
+
+
+
+def enumerated(films, type_name: str, cap: int) -> list:
+    """The groundings' (key, starting anchor), in order, at PER_START = cap (the other caps lifted when it is
+    UNLIMITED)."""
+    enumerator = ChainEnumerator(films, plan_for(type_name), random.Random(3), 20, relation_weights(films, {}))
+    enumerator.PER_START = cap
+    if cap == UNLIMITED:
+        enumerator.BRANCHES = enumerator.TRIES = UNLIMITED
+    return [(g.key(films.label), next(iter(g.anchors.values()))) for g in enumerator.groundings()]
+
+
+@pytest.mark.parametrize("type_name", TYPES)
+def test_a_second_pass_takes_what_the_caps_left_out(films, type_name):
+    found = [key for key, _ in enumerated(films, type_name, 1)]
+    assert len(found) == len(set(found))
+    assert set(found) == {key for key, _ in enumerated(films, type_name, UNLIMITED)}
+
+
+def test_the_first_pass_yields_one_grounding_per_start(films):
+    """So that the test above compares something: the second pass adds groundings the cap held back."""
+    held_back = 0
+    for type_name in TYPES:
+        starts = [start for _, start in enumerated(films, type_name, 1)]
+        first = next((i for i in range(len(starts)) if starts[i] in starts[:i]), len(starts))
+        assert len(set(starts[:first])) == first
+        held_back += len(starts) - first
+    assert held_back > 0

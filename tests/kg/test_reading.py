@@ -358,3 +358,30 @@ def test_classes_written_before_a_name_and_a_surname_ner_took_for_an_org():
                  "written by Tarkovsky and Aleksandr Misharin.")
     assert {("Andrei Tarkovsky", "write", "Mirror (1975 film)"),
             ("Aleksandr Misharin", "write", "Mirror (1975 film)")} <= {t[:3] for t in found}
+
+
+def test_names_and_classes_the_parser_hung_elsewhere():
+    # the parser reads "Chishū Ryū and Chieko Higashiyama" as one noun phrase, NER the first name as an ORG
+    found = {t[:3] for t in read("Tokyo Story", "Tokyo Story is a 1953 Japanese drama film directed by Yasujirō Ozu "
+                                 "and starring Chishū Ryū and Chieko Higashiyama, about an aging couple.")}
+    assert {("Tokyo Story", "star", "Chishū Ryū"), ("Tokyo Story", "star", "Chieko Higashiyama")} <= found
+    # the parser hangs "musician and sitar player" on Norah Jones, as conjuncts
+    found = {t[:3] for t in read("Ravi Shankar", "Ravi Shankar was an Indian sitarist. He is also the father of "
+                                 "American singer Norah Jones and British-American musician and sitar player "
+                                 "Anoushka Shankar.")}
+    assert {("Norah Jones", "also a", "singer"), ("Anoushka Shankar", "also a", "musician")} <= found
+    assert ("Norah Jones", "also a", "musician") not in found
+
+
+def test_a_class_before_a_name_is_not_a_relation_or_another_list_item():
+    found = {t[:3] for t in read("Konrad Lorenz", "Konrad Lorenz was an Austrian zoologist. He built on research "
+                                 "that began with an earlier generation, including his teacher Oskar Heinroth.")}
+    assert not {t for t in found if t[0] == "Oskar Heinroth" and t[1] == "also a"}
+    found = {t[:3] for t in read("Pyotr Ilyich Tchaikovsky", "Pyotr Ilyich Tchaikovsky was a Russian composer. His "
+                                 "works include several symphonies, the opera Eugene Onegin, and the ballets Swan "
+                                 "Lake, The Sleeping Beauty and The Nutcracker.")}
+    assert ("Swan Lake", "also a", "symphony") not in found
+    # "Roland" ends no full name "Song of Roland": the leader is not the poem
+    found = {t[:3] for t in read("Song of Roland", "The Song of Roland is an 11th-century chanson de geste based on "
+                                 "the deeds of the Frankish military leader Roland at the Battle of Roncevaux Pass.")}
+    assert not {t for t in found if t[0] == "Song of Roland" and t[2] == "military leader"}
