@@ -54,7 +54,6 @@ def test_the_corpus_check_prunes_on_the_film_graph(films, passages):
     assert sum(len(items(films, passages, t, checker, prune=True)[0]) for t in TYPES) > 0
 
 
-
 def enumerated(films, type_name: str, cap: int) -> list:
     """The groundings' (key, starting anchor), in order, at PER_START = cap (the other caps lifted when it is
     UNLIMITED)."""
