@@ -17,6 +17,8 @@ Measured again 2026-12-02 after branch kgspeed3, old and new code back to back: 
 1.9-2.3, run 1 2.1-2.4 s (256-289 items/s wall and per CPU second; 271-280 before), best run
 493-515 items/s (444-473 before); ComLQ, load 0.1-0.5, run 1 212-230 items/s (188-197 before), best
 run 701-753 (490-535). Run 1 still below the goal: the corpus check's cold reading costs about 1.1 s.
+Measured 2026-12-03, reading-16 against commit 17adb7d (reading-14) back to back, load 1.3-1.5: run 1
+101-103 items/s (117 before), best run 143-152 (184): a slower machine that day; reading-16 costs ~12%.
 """
 
 from __future__ import annotations

@@ -532,10 +532,19 @@ class CorpusCheck:
                 return "corpus_other_member"
             if st.negated:  # from an anchor, or from each member of a variable ("the realm ruled by Qin Shi Huang")
                 negated = {anchors[st.child]} if plan.is_anchor(st.child) else sets[st.child]
-                backward = kg.inverses[traversal(kg, st, relations[st.edge])]
-                if any(self.meets_negation(m, backward, a) for a in sorted(negated) for m in sorted(sets[node])):
+                forward = traversal(kg, st, relations[st.edge])
+                if any(self.meets_negation(m, kg.inverses[forward], a) for a in sorted(negated)
+                       for m in sorted(sets[node])):
+                    return "corpus_meets_negation"
+                if self.use_classes and forward in CLASS_RELATIONS and self._held_above(negated, forward, sets[node]):
                     return "corpus_meets_negation"
         return None
+
+    def _held_above(self, negated: set[str], relation: str, answers: set[str]) -> bool:
+        """Is an answer class broader than a class the NOT removes? "Morrison's occupations that Bellow
+        never had" keeps no writer when Bellow is a novelist (classes.yaml: novelist -> writer)."""
+        removed = set().union(*(broader(self.kg.label(c)) for c in project(self.kg, set(negated), relation)))
+        return any(spelled(self.kg.label(a)) in removed for a in answers)
 
     def _shared_broader(self, conditions: list[tuple[frozenset[str], str]], members: set[str]) -> bool:
         """Classes shared only through `classes.yaml`: "the occupations that an industrialist had and

@@ -17,7 +17,8 @@ the substrings of that sentence that name both ends. Patterns are lemma paths, i
 
 Ends are named entities (spaCy NER, typed coarsely) or mentions of the passage's own subject (the
 title, the full name its first sentence gives, the surname, and "He"/"She"/"It" right after a
-sentence about the subject, evidenced with the sentences from that one): type `SELF`. Negated and
+sentence about the subject, evidenced with the sentences from that one; so, in the sentence right
+after it, are "the country" of a country's passage, a bare "the capital" and "his honor"): type `SELF`. Negated and
 modal verbs are skipped. Which patterns become which relations is decided for the whole corpus
 (`extract.py`, `vocabulary.yaml`).
 """
@@ -27,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import NamedTuple
 
@@ -37,7 +38,7 @@ from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 from pipeline.resources import package_data
 
-VERSION = "reading-14"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-16"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -54,7 +55,7 @@ _NO_ENTITY = {"PhD", "Ph.D.", "Ph.D", "doctorate", "BSc", "MSc"}  # (MD, MA, BA 
 _GIVING = {"award", "grant", "give"}  # passives with an object: "X was awarded Y" says X received Y
 _COLLECTIVE = {"series", "chain", "pair", "cluster", "string", "sequence"}  # "a series of X" names no class
 MAX_CHAIN = 2  # pronoun sentences that may follow the sentence naming the passage's subject
-_LIST_VERBS = {"border"}  # verbs whose objects come as a list with a direction each
+_LIST_VERBS = {"border", "bound"}  # verbs whose objects come as a list with a direction each
 _DIRECTIONS = {f"{a}{b}" for a in ("", "north", "south") for b in ("", "east", "west")} - {""}
 _YEAR = re.compile(r"(?<![\d.,])(\d{3,4})(?![\d,]|s\b)(?:\s*(BC|BCE|AD|CE)\b)?|(?<![\d.,])(\d{1,2})\s*(BC|BCE)\b")
 _DECADE = re.compile(r"\b(\d{3}0)s\b")
@@ -127,6 +128,7 @@ class _Reader:
         self.self_types: list[str] = []  # NER types of the mentions of the passage's subject
         self.pronouns: set[int] = set()  # tokens of subject pronouns that name the passage's subject
         self.antecedents: dict[int, int] = {}  # sentence start -> start of the earlier sentence that names it
+        self.unnamed: dict[int, tuple[int, Mention]] = {}  # sentence start -> `named` of the one before it
         self._mentions()
         self._pronouns()
 
@@ -175,9 +177,11 @@ class _Reader:
             return aliases
         opening = sorted({m for i, m in self.mentions.items() if first.start <= i < first.start + 3},
                          key=lambda m: m.start)
+        opened = None
         for name in _opening_names(first):  # "Heinrich Luitpold Himmler", which NER cut
-            if _holds_title(name, self.title):
-                aliases.add(name)
+            # or a lead's "Daniel Romanovich (1201–1266) was Prince of Galicia" in Daniel of Galicia
+            if _holds_title(name, self.title) or lemma(first.root) == "be" and _dated(first.text[len(name):]):
+                aliases.add(opened := name)
                 break
         person = False
         for mention in opening:  # "Sir Alfred Joseph Hitchcock": a title or two may come first
@@ -185,17 +189,18 @@ class _Reader:
             if mention.type in ("PERSON", "ORG", "PLACE", "WORK", "EVENT") and _holds_title(mention.text, self.title) \
                     or regnal:
                 aliases.update((mention.name, mention.text))
-                words = bare_title(self.title).split()
                 person = mention.type == "PERSON"
-                if person and len(words) >= 2 and words[-1].isalpha() and " of " not in self.title:
-                    aliases.add(words[-1])  # "Vesalius" (but "Russia" is no surname of Alexander II of Russia)
                 break
         else:
             # "Armand Jean du Plessis, ..., known as Cardinal Richelieu"
             if (known := self._known_as(first)) is not None:
                 aliases.update((known.name, known.text))
                 person = known.type == "PERSON"
+            elif opened is not None:  # "Ferdinand Emmanuel | Edralin Marcos Sr.": NER cut the name
+                person = any(m.type == "PERSON" for m in opening)
         words = bare_title(self.title).split()
+        if person and len(words) >= 2 and words[-1].isalpha() and " of " not in self.title:
+            aliases.add(words[-1])  # "Vesalius" (but "Russia" is no surname of Alexander II of Russia)
         # "The Strait is named after Vitus Bering": a listed class noun that ends a title of no "of" ("the
         # Boltzmann constant" is no Ludwig Boltzmann, "the Americas" no European colonization of the Americas)
         if not person and "PERSON" not in self.self_types and len(words) >= 2 and " of " not in self.title \
@@ -212,14 +217,16 @@ class _Reader:
         phrase = self.doc[first.start:subject.right_edge.i + 1].text
         title = re.escape(bare_title(self.title).split(" of ")[0])  # "known as Alexis" for Alexis of Russia
         said = r"(?:known|called|styled|[Ll]atini[sz]ed|[Aa]nglici[sz]ed)"
-        if not re.search(rf"\b{said}(?: \w+ly)? as (?:the )?{title}(?!\w)", phrase):  # "known professionally as"
+        # "known professionally as", "known, especially in English, as"
+        if not re.search(rf"\b{said}(?: \w+ly|, [^,]{{1,30}},)? as (?:the )?{title}(?!\w)", phrase):
             return None
         opening = next((self.mentions[i] for i in range(first.start, min(first.start + 3, subject.i + 1))
                         if i in self.mentions), None)  # "Mu'izz | al-Din Muhammad ibn Sam": NER may start late
         if opening is None or opening.type not in ("PERSON", "ORG", "PLACE", "WORK", "EVENT"):
             return None
         words = self.doc[first.start:subject.i + 1]  # the whole name NER may have cut: "Israel | ben Eliezer"
-        if subject.i >= opening.end and not any(t.is_punct for t in words) and all(
+        # ("Konstantinos | Petrou Kavafis": or early)
+        if (subject.i >= opening.end or opening.start > first.start) and not any(t.is_punct for t in words) and all(
                 t.is_title or t.is_lower and t.dep_ == "compound" for t in words):
             return Mention(_normalise(words.text), opening.type, words.text, words.start, words.end)
         return opening
@@ -232,19 +239,36 @@ class _Reader:
         person = "PERSON" in self.self_types
         named = None  # (start, mention) of the last sentence that names the passage's subject as its subject
         chain = 0  # sentences since, each with the pronoun as its subject
+        own = None  # the class noun of the first sentence: "Tajikistan ... is a landlocked country"
         for sentence in self.doc.sents:
             subject = next((t for t in sentence.root.children if t.dep_ in ("nsubj", "nsubjpass")), None)
             mention = self.mention(subject) if subject is not None else None
             if mention is not None and mention.type == SELF:
                 named, chain = (sentence.start, mention), 0
+                if sentence.start == 0 and lemma(sentence.root) == "be":
+                    attr = next((t for t in sentence.root.children if t.dep_ == "attr"), None)
+                    own = lemma(attr) if attr is not None and attr.tag_ == "NN" else None
             elif mention is None and subject is not None and named is not None and chain < MAX_CHAIN \
                     and subject.lower_ in (("he", "she") if person else ("it",)):
-                self.pronouns.add(subject.i)
-                self.antecedents[sentence.start] = named[0]
-                self.mentions[subject.i] = Mention(self.title, SELF, named[1].text, subject.i, subject.i + 1)
+                self._refers(subject, named)
                 chain += 1
             else:
+                if named is not None:
+                    self.unnamed[sentence.start] = named
+                    # "Dushanbe is the capital and largest city of the country": the article's own class
+                    # with "the", in the sentence right after the one naming it, is the article
+                    for t in sentence if own and not person else ():
+                        if t.dep_ == "pobj" and t.tag_ == "NN" and lemma(t) == own and not self.mention(t) \
+                                and any(c.dep_ == "det" and c.lower_ == "the" for c in t.children):
+                            self._refers(t, named)
                 named = None
+
+    def _refers(self, token, named: tuple[int, Mention]) -> None:
+        """A pronoun or definite description `token` that names the passage's subject (named in the
+        sentence starting at named[0]): its statements are evidenced from that sentence on."""
+        self.pronouns.add(token.i)
+        self.antecedents[token.sent.start] = named[0]
+        self.mentions[token.i] = Mention(self.title, SELF, named[1].text, token.i, token.i + 1)
 
     def _alias_at(self, alias: str, start_char: int, end_char: int) -> None:
         span = self.doc.char_span(start_char, end_char, alignment_mode="expand")
@@ -282,6 +306,15 @@ class _Reader:
             m = self.mention(t)
             if m is not None and m not in found:
                 found.append(m)
+        return found
+
+    def _places_in(self, token, prep) -> list[Mention]:
+        """The arguments of a preposition's object, and after "in" the place it names next ("a city in West
+        Yorkshire, England": in both)."""
+        found = self.arguments(token)
+        if prep.lower_ == "in" and (m := self.mention(token)) is not None and m.type == "PLACE":
+            found += [n for c in token.children if c.dep_ == "appos" and (n := self.mention(c)) is not None
+                      and n.type == "PLACE" and n not in found]
         return found
 
     def _nested(self, token) -> list:
@@ -390,8 +423,12 @@ class _Reader:
         if not subjects:
             return
         self._lifespan(subjects[0], sentence)
-        if lemma(root) == "be":
-            for attr in (t for t in root.children if t.dep_ == "attr" and not self.mention(t)):
+        # "Willem Barentsz, anglicized as William Barents, was a Dutch navigator": the parser's root is
+        # the participle, the copula its conjunct
+        copula = root if lemma(root) == "be" else next((c for c in root.children if c.dep_ == "conj" and lemma(
+            c) == "be" and not any(d.dep_ in ("nsubj", "nsubjpass") for d in c.children)), None)
+        if copula is not None:
+            for attr in (t for t in copula.children if t.dep_ == "attr" and not self.mention(t)):
                 head = _class_head(attr)
                 if head is None or any(d.lower_ == "the" for d in head.children if d.dep_ == "det"):
                     continue  # "the capital of ..." is a relation (_copula)
@@ -404,30 +441,47 @@ class _Reader:
     def _classes(self, subject: Mention, head, sentence, pattern: str = "is a", conjuncts: bool = True) -> None:
         if any(c.dep_ == "cc" and c.lower_ == "or" for c in head.children):
             return  # "a real person or fictional character": alternatives, neither is stated
-        for noun in (head, *head.conjuncts) if conjuncts else (head,):
-            if noun.tag_ not in ("NN", "NNS") or noun is not head and any(
+        for noun in (head, *head.conjuncts, *_list_items(head)) if conjuncts else (head,):
+            # "monk, yogi, and guru" (yogi a foreign word), "novelist, screenwriter, academic" (an adjective)
+            tags = ("NN", "NNS", "FW") if noun.dep_ == "appos" else ("NN", "NNS", "JJ") if (
+                noun is not head and noun.lower_ in listed_classes()) else ("NN", "NNS")
+            if noun.tag_ not in tags or noun is not head and any(
                     c.dep_ == "det" and c.lower_ == "the" or c.dep_ == "prep" and c.lower_ == "of"
                     for c in noun.children):
                 continue  # "a prophet, high priest, and the brother of Moses": a relation
+            if pattern == "also a" and any(c.dep_ == "prep" and c.lower_ == "of" and any(
+                    self.mention(o) for o in c.children if o.dep_ == "pobj") for c in noun.children):
+                continue  # "A vocal critic of Benito Mussolini and fascism, he": a stance, not an occupation
             self.state(subject, pattern, Mention(_class_name(noun), "CLASS", noun.text, noun.i, noun.i + 1), sentence)
             # "an American blues guitarist": the demonym may modify the compound before the noun
             compounds = [c for c in noun.children if c.dep_ == "compound" and not self.mention(c)]
             for mod in (*noun.children, *(g for c in compounds for g in c.children)):
                 m = self.mention(mod)
-                if m and m.type == "NORP" and mod.dep_ in ("amod", "compound"):
-                    self.state(subject, "nationality", m, sentence)
+                if (n := self._demonym(mod)) and mod.dep_ in ("amod", "compound"):
+                    self.state(subject, "nationality", n, sentence)
                     # "a British and American actress", "an American-British author"
                     for other in (*mod.conjuncts, *(c for c in mod.children if c.dep_ == "amod")):
-                        if (o := self.mention(other)) and o.type == "NORP":
+                        if o := self._demonym(other):
                             self.state(subject, "nationality", o, sentence)
                 year = year_value(m.text) if m and m.type == "DATE" else None
                 if year and mod.dep_ in ("nummod", "compound", "amod"):
                     self.state(subject, "be from", Mention(year, "DATE", m.text, m.start, m.end), sentence)
 
+    def _demonym(self, token) -> Mention | None:
+        """A NORP mention, or a listed demonym NER missed ("a German-American child psychoanalyst")."""
+        m = self.mention(token)
+        if m is None and token.text in vocabulary()["demonyms"]:
+            return Mention(token.text, "NORP", token.text, token.i, token.i + 1)
+        return m if m is not None and m.type == "NORP" else None
+
     def _lifespan(self, subject: Mention, sentence) -> None:
         """Years of "(June 3, 1926 – April 5, 1997)", "(born 1951)", "(c. 470 – 399 BC)" right after the subject."""
         after = self.doc[subject.end:sentence.end].text
         match = re.match(r"\s*\(([^()]*)\)", after)
+        if not match and sentence.root.i > subject.end:
+            # "Jayavarman VII, known posthumously as Mahaparamasaugata (1122–1218), was king"
+            phrase = self.doc[subject.end:sentence.root.i].text
+            match = next((m for m in re.finditer(r"\(([^()]*)\)", phrase) if _dated(m.group(0))), None)
         if not match:
             return
         inside = match.group(1)
@@ -465,12 +519,33 @@ class _Reader:
         if passive:
             objects = []
         self._prepositional(verb, verb_lemma, subjects, objects, sentence)
+        if verb_lemma == "name" and passive:
+            self._in_honour(verb, sentence)
         agents = self._agents(verb) if passive else []
         if verb_lemma in _LIST_VERBS and (agents or objects):  # "bordered by A and B to the north, C to the west"
             agents += [m for m in self._listed_places(verb) if m not in agents and m not in objects]
         for agent in agents:  # read actively: "directed by K" -> K direct X
             for patient in subjects:
                 self.state(agent, verb_lemma, patient, sentence)
+
+    def _in_honour(self, verb, sentence) -> None:
+        """"The Bering Strait, the Bering Sea, Bering Island ... were all named in his honor", right after a
+        sentence naming the person of the passage: each is named after that person."""
+        named = self.unnamed.get(sentence.start)
+        if named is None or "PERSON" not in self.self_types:
+            return
+        for pobj in (o for p in verb.children if p.dep_ == "prep" and p.lower_ in ("in", "after", "for")
+                     for o in p.children if o.dep_ == "pobj"):
+            if pobj.lower_ in ("him", "her") or lemma(pobj) in ("honor", "honour", "memory") and any(
+                    c.dep_ == "poss" and c.lower_ in ("his", "her") for c in pobj.children):
+                self._refers(pobj, named)
+                person = self.mentions.pop(pobj.i)
+                for token in (c for c in verb.children if c.dep_ == "nsubjpass"):
+                    # the list may go on in an apposition: "The Bering Strait, the Bering Sea, Bering Island"
+                    listed = [token, *token.conjuncts, *(t for a in token.children if a.dep_ == "appos"
+                                                         for t in (a, *a.conjuncts))]
+                    for m in dict.fromkeys(m for t in listed if (m := self.mention(t)) is not None):
+                        self.state(m, "name after", person, sentence)
 
     def _prepositional(self, verb, verb_lemma: str, subjects: list[Mention], objects: list[Mention],
                        sentence) -> None:
@@ -584,7 +659,9 @@ class _Reader:
     def _described(self, subjects: list[Mention], noun, sentence) -> None:
         """Classes said of a named entity outside the definition (`also a`: only listed classes count)."""
         head = None if self.mention(noun) else _class_head(noun)
-        if head is not None and any(d.dep_ == "det" and d.lower_ in ("a", "an") for d in head.children):
+        # "India was a participating state in the Summer Olympics": a role in an event, not a class
+        if head is not None and any(d.dep_ == "det" and d.lower_ in ("a", "an") for d in head.children) and not any(
+                c.dep_ == "amod" and c.tag_ == "VBG" and c.lower_ != "leading" for c in head.children):
             for subject in subjects:
                 self._classes(subject, head, sentence, "also a")
 
@@ -606,13 +683,30 @@ class _Reader:
         # noun's; one with its own keeps them ("the founder of X and the first King of Siam")
         own = {n: [c for c in n.children if c.dep_ == "prep" and c.lower_ in _NOUN_PREPOSITIONS] for n in nouns}
         shared = next((own[n] for n in reversed(nouns) if own[n]), [])
+        the = any(c.dep_ == "det" and c.lower_ == "the" for c in head.children)
+        if not shared and the and lemma(head) == "capital" and sentence.start in self.unnamed \
+                and "PERSON" not in self.self_types:
+            # "Ashgabat is the capital and largest city." after a sentence naming Turkmenistan: its capital
+            self._refers(head, self.unnamed[sentence.start])
+            article = self.mentions.pop(head.i)
+            for subject in subjects:
+                if subject.type in ("PLACE", "PERSON", "ORG"):
+                    self.state(_placed(subject), "be capital of", article, sentence)
         for n in nouns:
             for prep in own[n] or shared:
-                for obj in (m for c in prep.children if c.dep_ == "pobj" for m in self.arguments(c)):
+                for obj in (m for c in prep.children if c.dep_ == "pobj" for m in self._places_in(c, prep)):
                     # "was King of Italy" with NER's "King of Italy" the object: a name holding its preposition
                     if obj.type != "DATE" and not obj.start <= prep.i < obj.end:
+                        place = lemma(n) in vocabulary()["place_classes"]
                         for subject in subjects:
-                            self.state(subject, f"be {lemma(n)} {prep.lower_}", obj, sentence)
+                            self.state(_placed(subject) if place else subject, f"be {lemma(n)} {prep.lower_}", obj,
+                                       sentence)
+
+
+def _placed(mention: Mention) -> Mention:
+    """The subject of "is the capital (city, town) of" is a place, whatever NER took it for ("Ashgabat" a
+    person, "Dushanbe" an organisation)."""
+    return replace(mention, type="PLACE") if mention.type in ("PERSON", "ORG") else mention
 
 
 def _is_passive(verb) -> bool:
@@ -627,10 +721,24 @@ def _normalise(text: str) -> str:
     return text.strip(" ,.;:\"'")
 
 
+_PARTICLES = {"ibn", "bin", "bint", "ben", "al", "van", "von", "de", "da", "di", "del"}
+
+
 def _whole_name(ent):
     """NER's span, with the year it leaves after a final "of" ("the Hungarian Revolution of | 1956"),
     without a final preposition it cannot complete."""
     doc, end = ent.doc, ent.end
+    start = ent.start
+    # "Mu'awiya ibn | Abi Sufyan": NER's person may start after a particle that joins the name before it
+    while ent.label_ == "PERSON" and start >= 2 and doc[start - 1].lower_ in _PARTICLES \
+            and doc[start - 2].tag_ == "NNP" and doc[start - 2].text[0].isupper():
+        start -= 2
+    if start < ent.start:
+        return _whole_name(doc[start:end])
+    before = doc[ent.start - 1] if ent.start else None
+    if ent.label_ in ("GPE", "LOC") and before is not None and before.ent_type_ == "NORP" and before.tag_ == "NNP" \
+            and before.dep_ == "compound" and ent.start <= before.head.i < end:
+        return _whole_name(doc[ent.start - 1:end])  # "British East Africa", a colony, is not East Africa
     if end < len(doc) and ent[-1].lower_ in _NOUN_PREPOSITIONS and doc[end].head.i == end - 1:
         return doc[ent.start:doc[end].right_edge.i + 1]
     # "the 1957 Nobel Prize in Literature | at the age of 44", "Nobel Prize in Physics | with Marie and
@@ -649,8 +757,12 @@ def _opening_names(sentence) -> list[str]:
     sentence: the subject and its compounds ("Rudolf Christian Karl Diesel"), then its whole phrase
     ("Louis Victor Pierre Raymond, 7th Duc de Broglie")."""
     subject = next((t for t in sentence.root.children if t.dep_ == "nsubj"), None)
-    if subject is None or subject.left_edge.i != sentence.start:
+    if subject is None:
         return []
+    if subject.left_edge.i != sentence.start:
+        # "Benito Amilcare Andrea Mussolini was", the given names parsed as adverbs of "was": the run of names
+        run = sentence.doc[sentence.start:subject.i + 1]
+        return [run.text] if len(run) <= 6 and all(t.tag_ == "NNP" and t.is_title for t in run) else []
     words, todo = [subject], [subject]
     while todo:
         compounds = [c for c in todo.pop().children if c.dep_ == "compound"]
@@ -666,11 +778,23 @@ def _opening_names(sentence) -> list[str]:
     return names
 
 
+def _dated(text: str) -> bool:
+    """Does the text open with a lifespan in brackets, "(1201–1266)"?"""
+    match = re.match(r"\s*\(([^()]*)\)", text)
+    return match is not None and len([p for p in _DASH.split(match.group(1), maxsplit=1) if _YEAR.search(p)]) == 2
+
+
 def _holds_title(text: str, title: str) -> bool:
-    """Does a name hold all the title's words in order ("Irwin Allen Ginsberg" holds "Allen Ginsberg")?"""
+    """Does a name hold all the title's words in order ("Irwin Allen Ginsberg" holds "Allen Ginsberg"), an
+    initial standing for a word ("John Pierpont Morgan Sr." holds "J. P. Morgan")? Then the passage's
+    definition and pronouns are the article's (the graph joins such names across passages: extract.py)."""
     words = iter(text.lower().split())
     wanted = bare_title(title).lower().split()
-    return bool(wanted) and all(any(w == x for x in words) for w in wanted)
+    return bool(wanted) and all(any(w == x or _initial(w) and x[0] == w[0] for x in words) for w in wanted)
+
+
+def _initial(word: str) -> bool:
+    return len(word) == 2 and word[0].isalpha() and word[1] == "."
 
 
 def _class_head(noun):
@@ -685,13 +809,27 @@ def _class_head(noun):
     return noun if noun.tag_ in ("NN", "NNS") else None
 
 
+def _list_items(head) -> list:
+    """Items of a class list the parser did not make conjuncts: "a Hindu monk, yogi, and guru" and "a
+    Turkish novelist, screenwriter, academic, and ..." (the second an apposition, the rest its conjuncts),
+    "an American financier and investment banker" (financier a modifier of banker)."""
+    items = []
+    for c in head.children:
+        if c.is_lower and c.dep_ == "appos" and c.tag_ in ("NN", "NNS", "FW"):
+            items += [c, *c.conjuncts]
+        elif c.is_lower and c.dep_ in ("nmod", "compound") and _class_name(c) in listed_classes() \
+                and any(g.dep_ == "cc" and g.lower_ == "and" for g in c.children):
+            items.append(c)
+    return items
+
+
 def _class_name(noun) -> str:
     """A class noun with the compound noun before it ("film director", "rock band"), or the adjective
-    before it when the two are a listed class ("civil servant"), singular."""
+    before it when the two are a listed class ("civil servant", "prime minister"), singular."""
     words = [lemma(noun)]
     before = [c for c in noun.children if c.i == noun.i - 1 and (
         c.dep_ == "compound" and c.tag_ in ("NN", "NNS")
-        or c.dep_ == "amod" and f"{c.lower_} {words[0]}" in listed_classes())]
+        or c.dep_ in ("amod", "compound") and f"{c.lower_} {words[0]}" in listed_classes())]
     if before:
         words.insert(0, before[0].lower_)
     return " ".join(words)

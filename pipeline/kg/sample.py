@@ -564,6 +564,7 @@ class ChainEnumerator(Enumerating):
         self.parents = {st: node for node, steps in plan.steps.items() for st in steps}  # step -> its parent node
         self.started: Counter[str] = Counter()
         self.ordered: dict[str, list[tuple[str, str, frozenset[str]]]] = {}  # member -> its followable conditions
+        self.pruned: set[tuple] = set()  # partial groundings turned down, so the second pass counts none twice
 
     @classmethod
     def supports(cls, plan: Plan) -> bool:
@@ -617,7 +618,7 @@ class ChainEnumerator(Enumerating):
             return False
         sources = {anchors[base.child]} if self.plan.is_anchor(base.child) else sets[base.child]
         if self.checker.beyond(frozenset(sources), traversal(self.kg, base, relations[base.edge])):
-            self.rejections["corpus_pruned"] += 1
+            self._prune("corpus_pruned", base.child, anchors, relations)
             return True
         return False
 
@@ -657,11 +658,11 @@ class ChainEnumerator(Enumerating):
             if not value or len(value) > self.WIDE:
                 return
             if not value.isdisjoint(anchors.values()):  # the query would answer itself
-                self.rejections["circular"] += 1
+                self._prune("circular", node, anchors, relations)
                 return
             sets = {**sets, node: value}
             if self.checker and self.checker.node_reason(self.plan, node, anchors, relations, sets):
-                self.rejections["corpus_pruned"] += 1
+                self._prune("corpus_pruned", node, anchors, relations)
                 return
             yield anchors, relations, sets
             return
@@ -687,6 +688,12 @@ class ChainEnumerator(Enumerating):
                                       pos, neg, later):
                 found += 1
                 yield partial
+
+    def _prune(self, reason: str, node: str, anchors: dict[str, str], relations: dict[int, str]) -> None:
+        key = (node, tuple(sorted(anchors.items())), tuple(sorted(relations.items())))
+        if key not in self.pruned:
+            self.pruned.add(key)
+            self.rejections[reason] += 1
 
     def _candidates(self, step: Step, members: frozenset[str], relations: dict[int, str]
                     ) -> Iterator[tuple[str, str, frozenset[str]]]:

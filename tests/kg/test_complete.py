@@ -396,3 +396,21 @@ def test_a_class_form_is_no_name_spelling():
     from pipeline.kg.complete import narrower, spelled, tokens
     assert spelled("actress") == "actor" and "actress" in narrower("actor")  # one class, read in either form
     assert tokens("Academy Award for Best Actress") != tokens("Academy Award for Best Actor")  # two names
+
+
+def test_a_negated_class_removes_its_broader_classes():
+    # "Morrison's occupations that Bellow never had": Bellow, a novelist, is a writer (classes.yaml)
+    texts = {"Toni Morrison": "Toni Morrison was an American writer and editor.",
+             "Saul Bellow": "Saul Bellow was an American novelist."}
+    facts = [("Toni Morrison", "occupation", c, "Toni Morrison", texts["Toni Morrison"]) for c in ("writer", "editor")]
+    facts.append(("Saul Bellow", "occupation", "novelist", "Saul Bellow", texts["Saul Bellow"]))
+    checker = check(texts, facts)
+    plan, anchors, relations = plan_for("2in"), {"?y": "Toni Morrison", "?z": "Saul Bellow"}, {0: "occupation",
+                                                                                                1: "occupation_of"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert sets[plan.target] == {"writer", "editor"}
+    assert checker.reject_reason(plan, anchors, relations, sets) == "corpus_narrower_class_negation"
+    # the other way round nothing is removed: a writer need not be a novelist
+    sets = evaluate(checker.kg, plan, {"?y": "Saul Bellow", "?z": "Toni Morrison"}, relations)
+    assert sets[plan.target] == {"novelist"}
+    assert checker.reject_reason(plan, {"?y": "Saul Bellow", "?z": "Toni Morrison"}, relations, sets) is None

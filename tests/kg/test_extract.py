@@ -192,7 +192,6 @@ def test_item_sample_is_fully_judged_and_in_the_docs():
         assert f"| `{point}` | {held}/{judged} |" in docs, point
 
 
-
 def test_a_bare_given_name_is_no_person_and_recipient_no_occupation(tmp_path):
     # two Johns of two passages were one node: "John founded Microsoft" and "John founded Apple"
     passages = {
@@ -307,3 +306,9 @@ def test_a_hyphenated_demonym_gives_each_listed_nationality(tmp_path):
     facts = facts_of(passages, tmp_path)
     assert {("Sidney Poitier", "nationality", "Bahamian"), ("Sidney Poitier", "nationality", "American")} <= facts
     assert not {f for f in facts if f[2] == "Bahamian-American"}
+    # NER's one NORP span over two adjectives: the listed one
+    passages = {"a": Passage(id="a", title="Vallabhbhai Patel", text="Vallabhbhai Jhaverbhai Patel was a Gandhian "
+                                                                      "Indian independence activist and lawyer.")}
+    facts = facts_of(passages, tmp_path / "patel")
+    assert ("Vallabhbhai Patel", "nationality", "Indian") in facts
+    assert not {f for f in facts if f[1] == "nationality" and f[2] != "Indian"}
