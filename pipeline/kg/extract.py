@@ -313,8 +313,9 @@ class _Corpus:
             if cls and (st.pattern == "is a" or cls in self.class_types) and self._fits(relation, cls):
                 yield relation, s, self._value("class", cls), evidence
         elif st.pattern == "nationality" and self.types.get(s) == "PERSON":
-            # "a Bahamian-American actor", "a Gandhian Indian activist": each listed part ("Anglo-Irish" is one)
-            parts = [st.object] if st.object in self.demonyms else re.split(r"[- ]", st.object)
+            # "a Bahamian-American actor": each listed part ("Anglo-Irish" is one); "a Gandhian Indian
+            # activist": the last word (not "Roman" of "an American Roman Catholic priest")
+            parts = [st.object] if st.object in self.demonyms else st.object.split(" ")[-1].split("-")
             for demonym in (p for p in parts if p in self.demonyms):
                 yield "nationality", s, self._value("nationality", demonym), evidence
         elif st.pattern == "mention":

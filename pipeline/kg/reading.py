@@ -17,8 +17,8 @@ the substrings of that sentence that name both ends. Patterns are lemma paths, i
 
 Ends are named entities (spaCy NER, typed coarsely) or mentions of the passage's own subject (the
 title, the full name its first sentence gives, the surname, and "He"/"She"/"It" right after a
-sentence about the subject, evidenced with the sentences from that one; so, in the sentence right
-after it, are "the country" of a country's passage, a bare "the capital" and "his honor"): type `SELF`. Negated and
+sentence about the subject, evidenced with the sentences from that one; so, right after it, are "the
+country" and a bare "the capital" in a country's passage and "his honor" in a man's): type `SELF`. Negated and
 modal verbs are skipped. Which patterns become which relations is decided for the whole corpus
 (`extract.py`, `vocabulary.yaml`).
 """
@@ -38,7 +38,7 @@ from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 from pipeline.resources import package_data
 
-VERSION = "reading-16"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-18"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -129,6 +129,7 @@ class _Reader:
         self.pronouns: set[int] = set()  # tokens of subject pronouns that name the passage's subject
         self.antecedents: dict[int, int] = {}  # sentence start -> start of the earlier sentence that names it
         self.unnamed: dict[int, tuple[int, Mention]] = {}  # sentence start -> `named` of the one before it
+        self.gender: str | None = None  # "he" or "she", the first pronoun that names a person's passage
         self._mentions()
         self._pronouns()
 
@@ -239,7 +240,7 @@ class _Reader:
         person = "PERSON" in self.self_types
         named = None  # (start, mention) of the last sentence that names the passage's subject as its subject
         chain = 0  # sentences since, each with the pronoun as its subject
-        own = None  # the class noun of the first sentence: "Tajikistan ... is a landlocked country"
+        own = None  # the country-like class of the first sentence: "Tajikistan ... is a landlocked country"
         for sentence in self.doc.sents:
             subject = next((t for t in sentence.root.children if t.dep_ in ("nsubj", "nsubjpass")), None)
             mention = self.mention(subject) if subject is not None else None
@@ -247,28 +248,36 @@ class _Reader:
                 named, chain = (sentence.start, mention), 0
                 if sentence.start == 0 and lemma(sentence.root) == "be":
                     attr = next((t for t in sentence.root.children if t.dep_ == "attr"), None)
-                    own = lemma(attr) if attr is not None and attr.tag_ == "NN" else None
+                    own = lemma(attr) if attr is not None and lemma(attr) in _REALMS else None
             elif mention is None and subject is not None and named is not None and chain < MAX_CHAIN \
                     and subject.lower_ in (("he", "she") if person else ("it",)):
-                self._refers(subject, named)
+                self.mentions[subject.i] = self._self_at(subject, named)
+                self.gender = self.gender or subject.lower_
                 chain += 1
             else:
-                if named is not None:
+                # only after the lead sentence: "Kenya borders Uganda. Kampala is the capital of the country"
+                if named is not None and own and not person and named[0] == 0:
                     self.unnamed[sentence.start] = named
-                    # "Dushanbe is the capital and largest city of the country": the article's own class
-                    # with "the", in the sentence right after the one naming it, is the article
-                    for t in sentence if own and not person else ():
+                    # "Dushanbe is the capital and largest city of the country": the country's own class
+                    # with "the", in the sentence right after the one naming it, is the country
+                    for t in sentence:
                         if t.dep_ == "pobj" and t.tag_ == "NN" and lemma(t) == own and not self.mention(t) \
                                 and any(c.dep_ == "det" and c.lower_ == "the" for c in t.children):
-                            self._refers(t, named)
+                            self.mentions[t.i] = self._self_at(t, named)
+                elif named is not None and person and not self._others_named(named[0], sentence.start):
+                    self.unnamed[sentence.start] = named  # for "named in his honor"
                 named = None
 
-    def _refers(self, token, named: tuple[int, Mention]) -> None:
-        """A pronoun or definite description `token` that names the passage's subject (named in the
-        sentence starting at named[0]): its statements are evidenced from that sentence on."""
+    def _self_at(self, token, named: tuple[int, Mention]) -> Mention:
+        """The passage's subject as named by `token`, a pronoun or a definite description ("the country"),
+        the sentence starting at named[0] naming it: its statements are evidenced from that sentence on."""
         self.pronouns.add(token.i)
         self.antecedents[token.sent.start] = named[0]
-        self.mentions[token.i] = Mention(self.title, SELF, named[1].text, token.i, token.i + 1)
+        return Mention(self.title, SELF, named[1].text, token.i, token.i + 1)
+
+    def _others_named(self, start: int, end: int) -> bool:
+        """Do the tokens from `start` to `end` name a person other than the passage's subject?"""
+        return any(m.type == "PERSON" for i in range(start, end) if (m := self.mentions.get(i)) is not None)
 
     def _alias_at(self, alias: str, start_char: int, end_char: int) -> None:
         span = self.doc.char_span(start_char, end_char, alignment_mode="expand")
@@ -425,8 +434,9 @@ class _Reader:
         self._lifespan(subjects[0], sentence)
         # "Willem Barentsz, anglicized as William Barents, was a Dutch navigator": the parser's root is
         # the participle, the copula its conjunct
-        copula = root if lemma(root) == "be" else next((c for c in root.children if c.dep_ == "conj" and lemma(
-            c) == "be" and not any(d.dep_ in ("nsubj", "nsubjpass") for d in c.children)), None)
+        copula = root if lemma(root) == "be" else None if root.tag_ != "VBN" else next((
+            c for c in root.children if c.dep_ == "conj" and lemma(c) == "be"
+            and not any(d.dep_ in ("nsubj", "nsubjpass") for d in c.children)), None)
         if copula is not None:
             for attr in (t for t in copula.children if t.dep_ == "attr" and not self.mention(t)):
                 head = _class_head(attr)
@@ -468,9 +478,10 @@ class _Reader:
                     self.state(subject, "be from", Mention(year, "DATE", m.text, m.start, m.end), sentence)
 
     def _demonym(self, token) -> Mention | None:
-        """A NORP mention, or a listed demonym NER missed ("a German-American child psychoanalyst")."""
+        """A NORP mention, or a listed demonym NER missed beside a hyphen ("a German-American child psychoanalyst")."""
         m = self.mention(token)
-        if m is None and token.text in vocabulary()["demonyms"]:
+        hyphen = any(0 <= j < len(self.doc) and self.doc[j].text == "-" for j in (token.i - 1, token.i + 1))
+        if m is None and hyphen and token.text in vocabulary()["demonyms"]:
             return Mention(token.text, "NORP", token.text, token.i, token.i + 1)
         return m if m is not None and m.type == "NORP" else None
 
@@ -478,8 +489,9 @@ class _Reader:
         """Years of "(June 3, 1926 – April 5, 1997)", "(born 1951)", "(c. 470 – 399 BC)" right after the subject."""
         after = self.doc[subject.end:sentence.end].text
         match = re.match(r"\s*\(([^()]*)\)", after)
-        if not match and sentence.root.i > subject.end:
-            # "Jayavarman VII, known posthumously as Mahaparamasaugata (1122–1218), was king"
+        if not match and sentence.root.i > subject.end and "PERSON" in self.self_types:
+            # "Jayavarman VII, known posthumously as Mahaparamasaugata (1122–1218), was king" (but "Volgograd,
+            # formerly Tsaritsyn (1589–1925)": a place's former name)
             phrase = self.doc[subject.end:sentence.root.i].text
             match = next((m for m in re.finditer(r"\(([^()]*)\)", phrase) if _dated(m.group(0))), None)
         if not match:
@@ -532,14 +544,14 @@ class _Reader:
         """"The Bering Strait, the Bering Sea, Bering Island ... were all named in his honor", right after a
         sentence naming the person of the passage: each is named after that person."""
         named = self.unnamed.get(sentence.start)
-        if named is None or "PERSON" not in self.self_types:
+        if named is None or self.gender is None or self._others_named(sentence.start, sentence.end):
             return
+        him, his = ("him", "his") if self.gender == "he" else ("her", "her")  # the passage's own pronouns
         for pobj in (o for p in verb.children if p.dep_ == "prep" and p.lower_ in ("in", "after", "for")
                      for o in p.children if o.dep_ == "pobj"):
-            if pobj.lower_ in ("him", "her") or lemma(pobj) in ("honor", "honour", "memory") and any(
-                    c.dep_ == "poss" and c.lower_ in ("his", "her") for c in pobj.children):
-                self._refers(pobj, named)
-                person = self.mentions.pop(pobj.i)
+            if pobj.lower_ == him or lemma(pobj) in ("honor", "honour", "memory") and any(
+                    c.dep_ == "poss" and c.lower_ == his for c in pobj.children):
+                person = self._self_at(pobj, named)
                 for token in (c for c in verb.children if c.dep_ == "nsubjpass"):
                     # the list may go on in an apposition: "The Bering Strait, the Bering Sea, Bering Island"
                     listed = [token, *token.conjuncts, *(t for a in token.children if a.dep_ == "appos"
@@ -685,22 +697,25 @@ class _Reader:
         shared = next((own[n] for n in reversed(nouns) if own[n]), [])
         the = any(c.dep_ == "det" and c.lower_ == "the" for c in head.children)
         if not shared and the and lemma(head) == "capital" and sentence.start in self.unnamed \
-                and "PERSON" not in self.self_types:
+                and "PERSON" not in self.self_types:  # a country's passage ("unnamed" holds a man's too)
             # "Ashgabat is the capital and largest city." after a sentence naming Turkmenistan: its capital
-            self._refers(head, self.unnamed[sentence.start])
-            article = self.mentions.pop(head.i)
+            article = self._self_at(head, self.unnamed[sentence.start])
             for subject in subjects:
                 if subject.type in ("PLACE", "PERSON", "ORG"):
                     self.state(_placed(subject), "be capital of", article, sentence)
         for n in nouns:
+            place = lemma(n) in vocabulary()["place_classes"]
             for prep in own[n] or shared:
                 for obj in (m for c in prep.children if c.dep_ == "pobj" for m in self._places_in(c, prep)):
                     # "was King of Italy" with NER's "King of Italy" the object: a name holding its preposition
                     if obj.type != "DATE" and not obj.start <= prep.i < obj.end:
-                        place = lemma(n) in vocabulary()["place_classes"]
                         for subject in subjects:
                             self.state(_placed(subject) if place else subject, f"be {lemma(n)} {prep.lower_}", obj,
                                        sentence)
+
+
+_REALMS = {"country", "state", "nation", "kingdom", "empire", "republic", "island country", "city-state",
+           "microstate", "sultanate", "emirate", "principality", "territory", "province"}
 
 
 def _placed(mention: Mention) -> Mention:
@@ -817,7 +832,7 @@ def _list_items(head) -> list:
     for c in head.children:
         if c.is_lower and c.dep_ == "appos" and c.tag_ in ("NN", "NNS", "FW"):
             items += [c, *c.conjuncts]
-        elif c.is_lower and c.dep_ in ("nmod", "compound") and _class_name(c) in listed_classes() \
+        elif c.is_lower and c.dep_ in ("nmod", "compound") and _class_name(c) in vocabulary()["occupations"] \
                 and any(g.dep_ == "cc" and g.lower_ == "and" for g in c.children):
             items.append(c)
     return items

@@ -312,3 +312,6 @@ def test_a_hyphenated_demonym_gives_each_listed_nationality(tmp_path):
     facts = facts_of(passages, tmp_path / "patel")
     assert ("Vallabhbhai Patel", "nationality", "Indian") in facts
     assert not {f for f in facts if f[1] == "nationality" and f[2] != "Indian"}
+    passages = {"a": Passage(id="a", title="John Smith", text="John Smith was an American Roman Catholic priest.")}
+    facts = facts_of(passages, tmp_path / "smith")
+    assert {f[2] for f in facts if f[1] == "nationality"} == {"American"}
