@@ -19,7 +19,7 @@ from types import TracebackType
 
 from pipeline.errors import ComlqError
 from pipeline.runfolder import RunFolder
-from pipeline.schemas import disk_errors
+from pipeline.schemas import discard_partials, disk_errors
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,8 @@ class RunLock:
             stale = _holder(self._fd)
             if stale:
                 log.warning("%s: taking over a stale lock (%s, no longer running)", self.path, describe(stale))
+                for partial in discard_partials(self.run_dir):  # what its writers were writing when it died
+                    log.info("%s: removed a partial file of the dead run", partial)
             mine = {"pid": os.getpid(), "host": socket.gethostname(),
                     "started": datetime.now(UTC).isoformat(timespec="seconds")}
             os.ftruncate(self._fd, 0)

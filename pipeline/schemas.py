@@ -11,6 +11,7 @@ import gzip
 import io
 import json
 import os
+import re
 import tempfile
 import zlib
 from collections.abc import Iterable, Iterator
@@ -214,6 +215,22 @@ class AtomicWriter:
                 handle.close()
         with suppress(FileNotFoundError):
             os.unlink(self._tmp)
+
+
+_PARTIAL = re.compile(r"\.(.+)\.[a-z0-9_]{8}")  # AtomicWriter's temporary sibling: mkstemp(prefix=".NAME.")
+
+
+def discard_partials(root: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporary files that a killed writer left under `root` (only a run that holds the
+    folder's lock may call this: no writer of its own is open); returns what was removed."""
+    removed, root = [], Path(root)
+    for path in root.rglob(".*"):
+        hidden = any(part.startswith(".") for part in path.relative_to(root).parts[:-1])  # .prefect's own
+        if path.is_file() and not hidden and _PARTIAL.fullmatch(path.name):
+            with suppress(FileNotFoundError):
+                path.unlink()
+                removed.append(path)
+    return removed
 
 
 def write_jsonl(path: str | os.PathLike[str], records: Iterable[dict[str, Any]], schema: str | None) -> int:

@@ -129,6 +129,13 @@ def test_stale_lock_is_taken_over(tmp_path: Path, caplog: pytest.LogCaptureFixtu
     run = tmp_path / "run"
     (run / ".comlq").mkdir(parents=True)
     (run / ".comlq" / "run.lock").write_text(json.dumps({"pid": 999999, "host": "gone", "started": "then"}))
+    # what the dead run's writers left (a kill -9 inside AtomicWriter); a user's dot-file stays
+    (run / "export").mkdir()
+    partials = [run / ".passages.jsonl.vdvjuxb7", run / "export" / ".corpus.jsonl.k2_9abcd"]
+    for path in partials:
+        path.write_text("half")
+    (run / ".notes").write_text("mine")
     with caplog.at_level("WARNING"), RunLock(run):
         assert json.loads((run / ".comlq" / "run.lock").read_text())["pid"] == os.getpid()
     assert "stale lock" in caplog.text and "pid 999999" in caplog.text
+    assert not [p for p in partials if p.exists()] and (run / ".notes").read_text() == "mine"
