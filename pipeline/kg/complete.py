@@ -2,30 +2,34 @@
 
 The graph holds what the extractor read; a sentence it could not read may still say that another
 entity meets a condition ("Lu Xun was a Chinese writer" missing from a Chinese-writers question),
-or that an answer meets the negated one. So before an item is kept, each condition with a named
-anchor is looked up in the corpus, and the sentences found are read with a test looser than the
-extractor's:
+or that an answer meets the negated one. So before an item is kept, each condition is looked up in
+the corpus, and the sentences found are read with a test looser than the extractor's:
 
 - positive conditions (anchor A, relation R, members S in the graph): every sentence of the
   corpus that names A (found through an index of the sentences' words, so none is missed, unlike
   a top-k search) and uses a cue word of R (any sentence naming A, for a relation without cue
   words) names another possible member: the passage's own entity when S holds passage entities,
-  else any entity of R's range named in the sentence. If that entity is not in S, the item is
-  dropped (`corpus_other_member`). Where a set is the intersection of anchored conditions only
-  (2i, 3i, 3in, the set ip projects), an entity the graph lacks is a missed member only if it may
-  meet every condition (each in S or found by that test), so the item is dropped when one may.
-- negated conditions: a sentence of an answer's own passage that names the negated anchor and uses
-  a cue word of the relation may state the negated fact; the item is dropped
-  (`corpus_meets_negation`).
+  else any entity of R's range named in the sentence, and in A's own passage any capitalised name
+  no node has ("Ibadan is the capital of Oyo State"). An entity the graph lacks is a missed member
+  of an intersection only if it may meet every condition.
+- negated conditions: what the text may add to the negated set, and a sentence of an answer's own
+  passage that names the negated anchor and uses a cue word of the relation, may remove an answer.
+
+These make bounds for every set of the query (`CorpusCheck.bounds`): what it holds whatever else the
+text says, and what it may hold. The item is dropped when the answers' bounds differ from the graph's
+answers (`corpus_other_member`: the text may add one; `corpus_meets_negation`: it may remove one).
+A bridge (a set the query goes through) may itself be incomplete only when it is narrow: a few
+neighbours of named entities, whose possible members are followed to what they lead to; a broad one
+(members of a class, a demonym or a date, or more than LOOSE) must be exact, as the answers must.
 
 Names of an entity are its label, every way an evidence sentence names it and, for a century or a
 decade, its years; names are matched on normalised words (no accents, "Southeastern" = "Southeast",
-no plural -s). Cue words of a relation are the few words (prepositions included, capitalised words
-not) that stand between the two mentions of nearly every one of its evidence sentences; a relation
-without such words has none, and every sentence naming the anchor is read. A set projected from a
-variable is checked for each member of the variable's set. A passage's entity is its own node, else
-the node of its title, else the node its statements name that shares a word with its title.
-Results are cached per (anchor, relation): many items share them.
+no plural -s), a proper name only where it is written with its capital. Cue words of a relation are
+the few words (prepositions included, capitalised words not) that stand between the two mentions of
+nearly every one of its evidence sentences; a relation without such words has none, and every
+sentence naming the anchor is read. A passage's entity is its own node, else the node of its title,
+else the node its statements name that shares a word with its title. Results are cached per (anchor,
+relation) and per grounded subtree: many items share them.
 """
 
 from __future__ import annotations
@@ -38,11 +42,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 import yaml
 
 from pipeline.kg.graph import KnowledgeGraph
-from pipeline.kg.query import Plan, project, traversal
+from pipeline.kg.query import Plan, plan_for, project, traversal
 from pipeline.records import Passage
 from pipeline.resources import package_data
 
@@ -57,6 +62,7 @@ MAX_CUES = 8  # at most this many cue words per relation; a relation needing mor
 WEAK = frozenset({"mentions", "mentioned_in", "topic", "topic_of"})  # links that say nothing of a kind
 CLASS_RELATIONS = frozenset({"occupation", "instance_of"})  # to a class: the set reached is one of classes
 MAX_GAP = 8  # words between the mentions of one statement, at most, for its cue words to count
+LOOSE = 3  # a bridge of at most this many of one named entity's neighbours may hold members the graph lacks
 MIN_ORDERED = 3  # statements a relation needs before the order of its mentions is read as its direction
 # "Southeast Europe" and "Southeastern Europe" name one region
 _DIRECTION = {f"{d}ern": d for d in ("north", "south", "east", "west", "northeast", "northwest", "southeast",
@@ -155,13 +161,18 @@ class CorpusCheck:
         self.by_passage: dict[str, list[int]] = defaultdict(list)
         self._index(passages)
         self.names: dict[str, set[tuple[str, ...]]] = defaultdict(set)  # node -> its names, as token tuples
+        self._cases: dict[tuple[str, ...], set[bool]] = defaultdict(set)  # name -> written with a capital?
         stated = self._read_statements(kg)  # passage -> the subjects of its statements
         for node, label in kg.labels.items():
             name = tuple(tokens(label))
             if _is_class(label):  # a class is named by its whole phrase: "designer" alone is no "fashion designer"
                 self.names[node] = {n for n in self.names[node] if n[-len(name):] == name}
             self.names[node].add(name)
+            self._cases[name].add(label[:1].isupper())
             self.names[node] |= _date_names(label)
+        # names only ever written with a capital: in lower case they are other words ("a strong critic" is
+        # no William Duncan Strong)
+        self.proper = frozenset(n for n, cases in self._cases.items() if cases == {True})
         # the entity a passage is about: the passage's own node, else the node labelled with its title, else
         # the node sharing a word with the title that its statements name most ("Lewis" in "Carl Lewis")
         by_label = {label: node for node, label in sorted(kg.labels.items(), reverse=True)}
@@ -194,6 +205,8 @@ class CorpusCheck:
         self._occurrences: dict[tuple[str, ...], dict[int, list[int]]] = {}  # see _occurring
         self._cued_in: dict[str, frozenset[int]] = {}  # relation -> the sentences using one of its cue words
         self._words: list[str] = []  # the corpus's words, sorted (those beginning with a cue stand together)
+        self._name_parts: frozenset[tuple[str, ...]] = frozenset()  # see _unknown_names
+        self._by_name: dict[tuple[str, ...], frozenset[str]] = {}  # see _nodes_named
         self._sentences_of: dict[str, frozenset[int]] = {}  # see _read_for
         self._kinds: dict[str, frozenset[str]] = {}  # node -> its relations but the weak ones (see _same_kind)
         self._names_of: dict[str, frozenset[tuple[str, ...]]] = {}  # node -> _all_names (depends on use_classes)
@@ -203,6 +216,8 @@ class CorpusCheck:
         self._meets: dict[tuple[str, str, str], bool] = {}
         self._beyond: dict[tuple[frozenset[str], str], bool] = {}  # see beyond: asked again for every partial grounding
         self._at: dict[tuple[int, str], list[int]] = {}  # see _where
+        self._bounds: dict[tuple, Bounds] = {}  # see bounds
+        self._reasons: dict[tuple, str | None] = {}  # see node_reason
         self.use_classes = True  # a class is named by its narrower classes too (classes.yaml)
         self._plain: CorpusCheck | None = None
 
@@ -211,7 +226,7 @@ class CorpusCheck:
         if self._plain is None:
             plain = copy.copy(self)
             plain.use_classes, plain._named, plain._other, plain._any, plain._meets = False, {}, {}, {}, {}
-            plain._names_of, plain._beyond, plain._at = {}, {}, {}
+            plain._names_of, plain._beyond, plain._at, plain._bounds, plain._reasons = {}, {}, {}, {}, {}
             self._plain = plain
         return self._plain
 
@@ -240,8 +255,9 @@ class CorpusCheck:
         for (s, relation, o), evidence in kg.evidence.items():
             for e in evidence:
                 stated[e.passage][s] += 1
-                self.names[s].add(tuple(tokens(e.subject_mention)))
-                self.names[o].add(tuple(tokens(e.object_mention)))
+                for node, mention in ((s, e.subject_mention), (o, e.object_mention)):
+                    self.names[node].add(name := tuple(tokens(mention)))
+                    self._cases[name].add(mention[:1].isupper())
                 words = _gap(e.sentence, e.subject_mention, e.object_mention)
                 if words is not None:  # a gap not read (mentions far apart or not found) says nothing of cues
                     gaps[relation].append(frozenset(_content(words)))
@@ -325,10 +341,14 @@ class CorpusCheck:
                 return found
 
     def _whole(self, index: int, k: int, n: int) -> bool:
-        """Is the mention of n tokens at k a whole name, not part of a longer one (see `_mentions`)?"""
+        """Is the mention of n tokens at k a whole name, not part of a longer one (see `_mentions`), and
+        written as the name is (a proper name with its capital)?"""
         shape = self.shapes[index]
-        return shape is None or not shape.capital[k] or not (self._name_part(index, k - 1, before=True)
-                                                             or self._name_part(index, k + n, before=False))
+        if shape is None:
+            return True
+        if not shape.capital[k]:
+            return self.sentences[index][1][k:k + n] not in self.proper
+        return not (self._name_part(index, k - 1, before=True) or self._name_part(index, k + n, before=False))
 
     def _name_part(self, index: int, k: int, before: bool) -> bool:
         """Is token k a capitalised word joined to the mention next to it (a part of a longer name)? A
@@ -446,9 +466,11 @@ class CorpusCheck:
         searched = 0  # size of `found` when last compared with the members
         # the anchor's own passage speaks of it in every sentence ("The sovereign state lies ... in the
         # Micronesia region", of the Marshall Islands), naming it or not; read for a relation with cue
-        # words only (a sentence using one), else every demonym of the passage would be a nationality
+        # words only (a sentence using one), else every demonym of the passage would be a nationality;
+        # but always for an entity the graph has no name for (a possible member of a set below): its
+        # passage is all that can say anything of it
         own = {i for pid in self.passages_of.get(anchor, ()) for i in self.by_passage[pid]} if self.cues.get(
-            relation) else set()
+            relation) or anchor not in self.kg.labels else set()
         naming, cued = self._naming(anchor), self._cued_sentences(relation)
         for index in sorted(naming.keys() | own if cued is None else (naming.keys() | own) & cued):
             at = naming.get(index) or [-1]  # where the sentence names the anchor; not named: the passage's topic, first
@@ -461,10 +483,59 @@ class CorpusCheck:
                 for k, name in self._named_in(index):
                     if (nodes := by_name.get(name)) and not nodes <= found and self._ordered(index, relation, at, [k]):
                         found |= nodes
+            if entity == anchor and cued is not None:
+                # the anchor's own passage names its members, some the graph knows of no such fact for ("Ibadan
+                # is the capital of Oyo State", "flows through Jilin and Heilongjiang provinces") or knows
+                # nothing of: any entity of the members' kind named in a cued sentence, or a capitalised name
+                # no node has
+                values = any(m.startswith("value:") for m in members)  # a class or a date only for such members
+                for k, name in self._named_in(index):
+                    nodes = {n for n in self._nodes_named().get(name, ())
+                             if self._same_kind(n, kinds) and (values or not n.startswith("value:"))}
+                    if not nodes <= found and self._ordered(index, relation, at, [k]):
+                        found |= nodes
+                found |= {f"unnamed:{' '.join(name)}" for k, name in self._unknown_names(index)
+                          if self._ordered(index, relation, at, [k])}
             if first and len(found) > searched and found - members - {anchor}:  # asked again only when it grew
                 break
             searched = len(found)
         return frozenset(found - members - {anchor})
+
+    def _nodes_named(self) -> dict[tuple[str, ...], frozenset[str]]:
+        """Every node by each of its names (built once)."""
+        if not self._by_name:
+            by_name: dict[tuple[str, ...], set[str]] = defaultdict(set)
+            for node, names in self.names.items():
+                for name in names:
+                    by_name[name].add(node)
+            self._by_name = {name: frozenset(nodes) for name, nodes in by_name.items()}
+        return self._by_name
+
+    def _unknown_names(self, index: int) -> list[tuple[int, tuple[str, ...]]]:
+        """(position, words) of each run of capitalised words in the sentence, after its first word, that
+        neither holds a name of a node nor is part of one ("Kubrick" of Stanley Kubrick)."""
+        shape, words = self.shapes[index], self.sentences[index][1]
+        if shape is None:
+            return []
+        if not self._name_parts:
+            self._name_parts = frozenset(n[i:j] for n in self.all_names for i in range(len(n))
+                                         for j in range(i + 1, len(n) + 1))
+        runs, start = [], None
+        for k in range(1, len(words) + 1):
+            inside = k < len(words) and shape.capital[k] and words[k].isalpha() and (start is None or shape.joined[k])
+            if inside and start is None:
+                start = k
+            elif not inside and start is not None:
+                run = words[start:k]
+                if run not in self._name_parts and not any(
+                        run[i:j] in self.all_names for i in range(len(run)) for j in range(i + 1, len(run) + 1)):
+                    runs.append((start, run))
+                start = k if k < len(words) and shape.capital[k] and words[k].isalpha() else None
+        return runs
+
+    def _speaks_of(self, entity: str, relation: str) -> bool:
+        """May a sentence of the entity's passages, or one naming it, state the relation of it?"""
+        return any(self._cued(i, relation) for i in self._naming(entity).keys() | self._read_for(entity))
 
     def _same_kind(self, entity: str, kinds: set[str] | None) -> bool:
         """Could the entity be of the members' kind (`kinds`: their relations; None: no members)? Not
@@ -501,43 +572,125 @@ class CorpusCheck:
     def reject_reason(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str],
                       sets: dict[str, set[str]]) -> str | None:
         """Why the grounding's answers may be wrong with respect to the corpus, or None."""
+        reason = self._reason(plan, anchors, relations, sets)
+        if reason and self.use_classes and not self.without_classes()._reason(plan, anchors, relations, sets):
+            return BY_CLASS[reason]
+        return reason
+
+    def _reason(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str],
+                sets: dict[str, set[str]]) -> str | None:
         for node in plan.steps:
-            if reason := self.node_reason(plan, node, anchors, relations, sets):
-                if self.use_classes and not self.without_classes().reject_reason(plan, anchors, relations, sets):
-                    return BY_CLASS[reason]
+            if not plan.is_anchor(node) and (reason := self._class_reason(plan, node, anchors, relations, sets)):
                 return reason
-        return None
+        return self.answers_reason(plan, anchors, relations, sets)
 
     def node_reason(self, plan: Plan, node: str, anchors: dict[str, str], relations: dict[int, str],
                     sets: dict[str, set[str]]) -> str | None:
-        """`reject_reason` at one node, whose subtree alone need be grounded (the enumerators check early)."""
+        """`reject_reason`'s part that a grounding of the node's subtree alone decides (the enumerators
+        check early): the class checks at the node, and the bounds of its subtree."""
+        key = _grounded(plan, node, anchors, relations)
+        if key not in self._reasons:  # the enumerators ask again for every grounding that shares the subtree
+            reason = self._class_reason(plan, node, anchors, relations, sets)
+            if reason is None and node == plan.target:
+                reason = self.answers_reason(plan, anchors, relations, sets)
+            elif reason is None and not plan.is_anchor(node):
+                reason = self.bounds(plan, anchors, relations, node).reason
+            self._reasons[key] = reason
+        return self._reasons[key]
+
+    def answers_reason(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str],
+                       sets: dict[str, set[str]]) -> str | None:
+        """Why the text may give the target other answers than the graph (see `bounds`), or None."""
+        bound = self.bounds(plan, anchors, relations, plan.target)
+        return bound.reason or _inexact(bound)
+
+    def bounds(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str], node: str) -> Bounds:
+        """What a node holds whatever else the text says (`certain`), what the graph says (`graph`) and
+        what the text may add (`possible`); `reason` when a set below must be exact and is not.
+
+        A projection's possible set takes what the text may say of each possible member of the set
+        below, so a bridge the graph knows only in part costs nothing unless its unknown members lead
+        to other answers ("the drama film written by Aleksandr Misharin" may have a sister film; if the
+        text names no director of it, the directors stay exact). That holds only for a narrow bridge:
+        one named entity's few (at most LOOSE) neighbours. A broad one ("one of the drama films", "the
+        places in Turkey") must be exact, as the answers must: the judged items showed the text's
+        second hops about its unknown members too often missed. A negation removes surely what the
+        graph negates and possibly what a member's own text may say (`meets_negation`)."""
+        if plan.is_anchor(node):
+            one = {anchors[node]}
+            return Bounds(one, one, one, None)
+        key = _grounded(plan, node, anchors, relations)
+        if key not in self._bounds:
+            bound = self._bounds_of(plan, anchors, relations, node)
+            if not bound.reason and node != plan.target and not self.narrow(
+                    [anchors[a] for a in _subtree(plan.type, node)[0]], len(bound.graph)):
+                bound = bound._replace(reason=_inexact(bound))
+            self._bounds[key] = bound
+        return self._bounds[key]
+
+    def narrow(self, anchors: Iterable[str], size: int) -> bool:
+        """May a bridge of `size` members, below these anchors, hold members the graph lacks? Only a
+        few neighbours of named entities: not of a class, a demonym or a date, which many share."""
+        return size <= LOOSE and not any(
+            a.startswith("value:") or _is_class(label := self.kg.labels.get(a, "")) or _date_names(label)
+            for a in anchors)
+
+    def _bounds_of(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str], node: str) -> Bounds:
         kg = self.kg
-        steps = plan.steps[node]
-        plain = [st for st in steps if not st.negated and not st.union]
-        conditions = []  # (sources, relation): the plain steps, from an anchor or a variable's members
-        for st in plain:
-            sources = {anchors[st.child]} if plan.is_anchor(st.child) else sets[st.child]
-            conditions.append((frozenset(sources), traversal(kg, st, relations[st.edge])))
-        if len(conditions) >= 2:  # an entity the graph lacks is a missed member only if it may meet every one
-            members = set.intersection(*(project(kg, set(ss), r) for ss, r in conditions))
-            if set.intersection(*(self._reach(ss, r) for ss, r in conditions)) - members:
-                return "corpus_other_member"
-            if self.use_classes and self._shared_broader(conditions, members):
-                return "corpus_other_member"
-        elif conditions and self.beyond(*conditions[0]):
+        plain: list[tuple[set[str], set[str], set[str]]] = []
+        unions: list[tuple[set[str], set[str], set[str]]] = []
+        reason = None
+        for st in plan.steps[node]:
+            if st.negated:
+                continue
+            forward = traversal(kg, st, relations[st.edge])
+            below = self.bounds(plan, anchors, relations, st.child)
+            reason = reason or below.reason
+            reached = project(kg, below.possible, forward).union(
+                *(self.others(m, forward) for m in sorted(below.possible)))
+            # a member only the text adds, of which nothing along the relation was read though its text may
+            # say something (a cue word): what it leads to is unknown, not absent
+            if any(not kg.neighbours(m, forward) and not self.others(m, forward) and self._speaks_of(m, forward)
+                   for m in sorted(below.possible - below.graph)):
+                reason = reason or "corpus_other_member"
+            (unions if st.union else plain).append((project(kg, below.certain, forward),
+                                                    project(kg, below.graph, forward), reached))
+        parts = unions or plain
+        join = set.union if unions else set.intersection
+        certain, graph, possible = (join(*(part[i] for part in parts)) for i in range(3))
+        for st in plan.steps[node]:
+            if st.negated:
+                forward = traversal(kg, st, relations[st.edge])
+                below = self.bounds(plan, anchors, relations, st.child)
+                reason = reason or below.reason
+                # what the negated sources may reach by the text too ("the occupations of Henry James", who
+                # is "among the greatest novelists" though the graph read no novelist), and what an answer's
+                # own text may say it meets
+                maybe = project(kg, below.possible, forward).union(
+                    *(self.others(a, forward) for a in sorted(below.possible)))
+                met = {m for m in certain - maybe if any(self.meets_negation(m, kg.inverses[forward], a)
+                                                         for a in sorted(below.possible))}
+                certain = certain - maybe - met
+                graph = graph - project(kg, below.graph, forward)
+                possible = possible - project(kg, below.certain, forward)
+        return Bounds(certain, graph, possible, reason)
+
+    def _class_reason(self, plan: Plan, node: str, anchors: dict[str, str], relations: dict[int, str],
+                      sets: dict[str, set[str]]) -> str | None:
+        """The checks `classes.yaml` adds at a node: classes shared only through the table, and a NOT
+        whose removed classes lie under an answer."""
+        if not self.use_classes:
+            return None
+        kg, steps = self.kg, plan.steps[node]
+        below = {st: {anchors[st.child]} if plan.is_anchor(st.child) else sets[st.child] for st in steps}
+        conditions = [(frozenset(below[st]), traversal(kg, st, relations[st.edge])) for st in steps
+                      if not st.negated and not st.union]
+        if len(conditions) >= 2 and self._shared_broader(conditions, sets[node]):
             return "corpus_other_member"
         for st in steps:
-            if st.union and self.beyond(frozenset({anchors[st.child]} if plan.is_anchor(st.child)
-                                                   else sets[st.child]), traversal(kg, st, relations[st.edge])):
-                return "corpus_other_member"
-            if st.negated:  # from an anchor, or from each member of a variable ("the realm ruled by Qin Shi Huang")
-                negated = {anchors[st.child]} if plan.is_anchor(st.child) else sets[st.child]
-                forward = traversal(kg, st, relations[st.edge])
-                if any(self.meets_negation(m, kg.inverses[forward], a) for a in sorted(negated)
-                       for m in sorted(sets[node])):
-                    return "corpus_meets_negation"
-                if self.use_classes and forward in CLASS_RELATIONS and self._held_above(negated, forward, sets[node]):
-                    return "corpus_meets_negation"
+            forward = traversal(kg, st, relations[st.edge])
+            if st.negated and forward in CLASS_RELATIONS and self._held_above(below[st], forward, sets[node]):
+                return "corpus_meets_negation"
         return None
 
     def _held_above(self, negated: set[str], relation: str, answers: set[str]) -> bool:
@@ -558,10 +711,6 @@ class CorpusCheck:
         extra = set.intersection(*held) - {self.kg.label(m) for m in members}
         return any(c in labels for c in extra for labels in reached)
 
-    def _reach(self, sources: frozenset[str], relation: str) -> set[str]:
-        """What the graph or the corpus text may reach from any of `sources` along `relation`."""
-        return project(self.kg, set(sources), relation).union(*(self.others(s, relation) for s in sources))
-
     def beyond(self, sources: frozenset[str], relation: str) -> bool:
         """Might the corpus reach, from one of `sources`, an entity the graph reaches from none of them?
         (A set projected from a variable misses what the text says of any of its members: "cities in
@@ -573,6 +722,40 @@ class CorpusCheck:
             reached = project(self.kg, set(sources), relation)
             self._beyond[key] = any(self.others(s, relation) - reached for s in sorted(sources))
         return self._beyond[key]
+
+
+class Bounds(NamedTuple):
+    certain: set[str]
+    graph: set[str]
+    possible: set[str]
+    reason: str | None  # a set below that must be exact is not
+
+
+def _inexact(bound: Bounds) -> str | None:
+    if bound.possible - bound.graph:
+        return "corpus_other_member"
+    if bound.graph - bound.certain:
+        return "corpus_meets_negation"
+    return None
+
+
+def _grounded(plan: Plan, node: str, anchors: dict[str, str], relations: dict[int, str]) -> tuple:
+    """The node and its subtree's grounding: all that the node's set (and its bounds) depend on."""
+    below_anchors, below_edges = _subtree(plan.type, node)
+    return (plan.type, node, tuple(map(anchors.__getitem__, below_anchors)),
+            tuple(map(relations.__getitem__, below_edges)))
+
+
+@cache
+def _subtree(type_name: str, node: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The anchors and the edges below a node of a type's plan: what its bounds depend on."""
+    plan = plan_for(type_name)
+    anchors, edges, todo = [], [], [node]
+    while todo:
+        for st in plan.steps[todo.pop()]:
+            edges.append(st.edge)
+            (anchors if plan.is_anchor(st.child) else todo).append(st.child)
+    return tuple(sorted(anchors)), tuple(sorted(edges))
 
 
 def _titled(title: str, stated: Counter[str], kg: KnowledgeGraph) -> str | None:

@@ -228,7 +228,7 @@ class _Corpus:
 
     def _types(self) -> dict[str, str]:
         """Every node's type: its class's type, else a vote of what its statements say it is
-        (NER types of its mentions, a lifespan or nationality for a person, "is the capital of"
+        (NER types of its mentions, a lifespan for a person, "is the capital of"
         for a place), and of what its description's head noun names (an occupation: a person)."""
         votes: dict[str, Counter] = defaultdict(Counter)
         for pid, reading in self.readings.items():
@@ -252,8 +252,9 @@ class _Corpus:
             kind = self.class_types.get(self._class(st.object) or "")
             if kind and kind != "OTHER":
                 yield kind, 1000  # the class decides
-        elif st.pattern == "nationality" or st.pattern in ("bear in", "die in") and st.object_type == "DATE":
+        elif st.pattern in ("bear in", "die in") and st.object_type == "DATE":
             yield "PERSON", 3  # a lifespan, not a verb: "Neoclassicism ... was born in Rome" makes no person
+        # (a demonym makes no person: "a large Mexican altepetl", "a Swedish pop group", "the Sasanian Empire")
         elif (words := st.pattern.split())[0] == "be" and len(words) == 3 and self.class_types.get(words[1]) == "PLACE":
             yield "PLACE", 3  # "X is the capital and largest city of Y": X is a place
 

@@ -208,7 +208,7 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
     if Enumerator.supports(plan) or ChainEnumerator.supports(plan):  # sparse shapes: enumerate (see both)
         sampler: Sampler
         if Enumerator.supports(plan):
-            sampler = Enumerator(kg, plan, rng, config.max_answers, weights, checker and checker.possible)
+            sampler = Enumerator(kg, plan, rng, config.max_answers, weights, checker)
         else:
             sampler = ChainEnumerator(kg, plan, rng, config.max_answers, weights, checker)
         found = sampler.groundings()
@@ -390,7 +390,9 @@ def witness_facts(kg: KnowledgeGraph, grounding: Grounding) -> tuple[WitnessFact
             raise Reject("no_witness_sentence")
         facts.extend(WitnessFact(kg.label(s), relation, kg.label(o), e.passage, e.sentence, e.subject_mention,
                                  e.object_mention) for e in statements)
-    return tuple(sorted(set(facts), key=lambda f: (f.passage_id, f.subject, f.relation, f.object, f.sentence)))
+    # (the mentions too: "naval aviator, test pilot" states one pilot fact twice in one sentence)
+    return tuple(sorted(set(facts), key=lambda f: (f.passage_id, f.subject, f.relation, f.object, f.sentence,
+                                                   f.subject_mention, f.object_mention)))
 
 
 def fill_indicator(type_name: str, triples: list[Triple]) -> str:

@@ -86,6 +86,9 @@ class KnowledgeGraph:
 
 
 _THE = re.compile(r"(?:^|(?<=\W))[Tt]he\s+$")
+# a prize takes "the" in a question however its mentions write it ("won the Nobel Prize in Literature",
+# though the text also writes "1982 Nobel Prize in Literature" and "Nobel Prize in Literature laureate")
+_PRIZE = re.compile(r"\b(?:Prize|Award|Medal|Trophy)\b")
 
 
 def _definite(evidence: dict[tuple[str, str, str], tuple[Evidence, ...]], labels: dict[str, str],
@@ -104,8 +107,8 @@ def _definite(evidence: dict[tuple[str, str, str], tuple[Evidence, ...]], labels
             name = re.sub(r"^[Tt]he\s+", "", e.subject_mention)
             written = name != e.subject_mention or _THE.search(e.sentence[:at]) is not None
             the[s] += written and name[:1].isupper()
-    return frozenset(n for n, count in the.items() if 2 * count > seen[n] and labels.get(n, "")[:1].isupper()
-                     and not labels[n].lower().startswith("the "))
+    return frozenset(n for n, count in the.items() if not re.match(r"(?:the|an?) ", labels.get(n, "the ").lower()) and (
+        2 * count > seen[n] and labels[n][:1].isupper() or _PRIZE.search(labels[n])))  # "the 1988 Nobel Prize"
 
 
 def build_graph(facts: Iterable[Fact], labels: dict[str, str], inverses: dict[str, str],

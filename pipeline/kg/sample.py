@@ -395,7 +395,7 @@ class Enumerator(Enumerating):
     steps all end at anchors, is grounded from a member's own conditions (anchor, relation),
     combinations of them tried in a random order weighted like the walk; then the negation
     (3in) is drawn from the conditions of the core's members, or the projection (ip) from their
-    relations. `possible(conditions)` (the corpus check's entities that may meet all the anchored
+    relations. The corpus check's `possible(conditions)` (the entities that may meet all the anchored
     conditions) turns down a core early when the corpus may hold a member the graph lacks; every
     grounding still gets the full check of `_evaluate`, and its item every check of `make_item`.
     """
@@ -404,9 +404,9 @@ class Enumerator(Enumerating):
     EXTENSIONS = 60  # negations or projections tried per core
 
     def __init__(self, kg: KnowledgeGraph, plan: Plan, rng: random.Random, max_answers: int,
-                 weights: dict[str, float] | None = None, possible=None):
+                 weights: dict[str, float] | None = None, checker=None):
         super().__init__(kg, plan, rng, max_answers, weights)
-        self.possible = possible
+        self.checker = checker
         self.core, self.up = self._core(plan)
         steps = plan.steps[self.core]
         self.positive = [st for st in steps if not st.negated and not st.union]
@@ -478,7 +478,10 @@ class Enumerator(Enumerating):
             return None
         if not self.negated and self.up is None and len(core) > self.max_answers:
             return None
-        if self.possible and self.possible([(a, self.kg.inverses[r]) for r, a, _ in combo]) - core:
+        # (not for ip's narrow core, a bridge whose unknown members matter only if they lead to other
+        # answers, which the full check finds)
+        if self.checker and (self.up is None or not self.checker.narrow([a for _, a, _ in combo], len(core))) \
+                and self.checker.possible([(a, self.kg.inverses[r]) for r, a, _ in combo]) - core:
             self.rejections["corpus_other_member"] += 1
             return None
         return core
@@ -610,11 +613,10 @@ class ChainEnumerator(Enumerating):
 
     def _incomplete(self, base: Step, anchors: dict[str, str], relations: dict[int, str],
                     sets: dict[str, frozenset[str]]) -> bool:
-        """Does the corpus check turn the node down for its base alone? Asked only where that part of
-        `node_reason` does not depend on the node's other steps: a union branch, or its sole plain step."""
-        steps = self.plan.steps[self._parent(base)]
-        if not self.checker or base.negated or (not base.union and sum(
-                not st.negated and not st.union for st in steps) > 1):
+        """Does the corpus check turn the target down for its base alone? Asked only where the answers
+        are the base's projection (no other step may take back what the text adds)."""
+        parent = self._parent(base)
+        if not self.checker or parent != self.plan.target or not self.plan.is_projection(parent):
             return False
         sources = {anchors[base.child]} if self.plan.is_anchor(base.child) else sets[base.child]
         if self.checker.beyond(frozenset(sources), traversal(self.kg, base, relations[base.edge])):

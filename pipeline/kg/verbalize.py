@@ -31,6 +31,7 @@ from pipeline.resources import read_prompt
 
 CLASS_RELATIONS = ("instance_of", "occupation")
 MEMBERS = {"instance_of": "has_instance", "occupation": "occupation_of"}  # a class relation -> to its members
+_PLURAL_VERBS = {"is": "are", "was": "were", "belongs": "belong"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,19 +131,33 @@ class Verbalizer:
         template, name = self._template(self._rel(step))
         own = nouns(template["noun"])
         noun = noun or own
+        generic = False
         if x is None:
             x, nested, x_many = self._source(step)
+            generic = nested and x_many and self._generic(step.child)
         else:
             nested = x_many = True
         text = self._pick(_text(template, key, nested, noun != own))
         if key != "term" and text.startswith(("{x}", "{one_x}", "{any_x}")):
             self.bare = False  # "occupations that Goya had": the answer is not the clause's subject
-        return self._format(text, x, nested and x_many, noun, many, name, own)
+        if generic:  # "the nationalities that cellists held", not "... that one of the cellists held"
+            x = x.removeprefix("the ")
+        return self._format(text, x, nested and x_many, noun, many, name, own, generic)
+
+    def _generic(self, node: str) -> bool:
+        """Is the node's set all members of a class ("cellists", "Czech people"), said without "the"?"""
+        if not self.plan.is_projection(node):
+            return False
+        step = self.plan.steps[node][0]
+        return self.plan.is_anchor(step.child) and self._rel(step) in (*MEMBERS.values(), "nationality_of")
 
     def _format(self, text: str, x: str, x_many: bool, noun: tuple[str, str], many: bool, relation: str,
-                own: tuple[str, str]) -> str:
-        """Fill in the placeholders described in prompts/kg/relations.yaml."""
-        some = ("one of " + x, "any of " + x) if x_many else (x, x)
+                own: tuple[str, str], generic: bool = False) -> str:
+        """Fill in the placeholders described in prompts/kg/relations.yaml (`generic`: X is all members
+        of a class, said without "one of")."""
+        some = ("one of " + x, "any of " + x) if x_many and not generic else (x, x)
+        if generic:  # the templates' "{one_x} was born" agrees with "one of ...": "Czech people were born"
+            text = re.sub(r"(\{(?:one|any)_x\}) (is|was|belongs)\b", lambda m: f"{m[1]} {_PLURAL_VERBS[m[2]]}", text)
         return text.format(
             x=x, one_x=some[0], any_x=some[1], relation=relation.replace("_", " "), own=own[many],
             xs=plural(x) if many else x, a_xs=plural(x) if many else article(x), noun=noun[many],
@@ -187,28 +202,34 @@ class Verbalizer:
                 return (sum(len(kg.neighbours(c, MEMBERS[r])) for r in CLASS_RELATIONS), kg.label(c))
             best = min(candidates, key=size)
             return nouns(kg.label(best)), class_steps.get(best)
+        return self._plain_noun(node), None
+
+    def _plain_noun(self, node: str) -> tuple[str, str]:
+        """The members' common topic noun, else the relations' own noun: no class they happen to share."""
+        kg, steps, members = self.kg, self.plan.steps[node], self.positive.get(node, self.g.sets[node])
         relations = [self._rel(st) for st in steps if not st.negated]
         topics = {kg.topic(m) for m in members}
         # "people filed under People" says nothing: no topic noun for a set chosen by its topic
         if len(topics) == 1 and (topic := topics.pop()) in vocabulary()["topic_nouns"] and "topic_of" not in relations:
-            return nouns(vocabulary()["topic_nouns"][topic]), None
+            return nouns(vocabulary()["topic_nouns"][topic])
         # every member meets every intersected condition, so each one's noun holds (the most
         # specific is taken); in a union, only a noun all branches agree on does ("decades in
         # which Hafez died or entities founded by al-Sadiq" are not all decades)
         own = list(dict.fromkeys(nouns(self._template(r)[0]["noun"]) for r in relations))
         if any(st.union for st in steps):
             if len(own) == 1:
-                return own[0], None
+                return own[0]
             raise Reject("no_noun")
         specific = [n for n in own if n != nouns(self.relations["default"]["noun"])] or own
         if specific:
-            return specific[0], None
+            return specific[0]
         raise Reject("no_noun")  # no class, topic or relation noun holds for the whole set
 
     def _people(self, node: str) -> bool:
-        """Is every member of the node's set a person (one with an occupation or a nationality)?"""
-        return all(self.kg.neighbours(m, "occupation") or self.kg.neighbours(m, "nationality")
-                   for m in self.g.sets[node])
+        """Is every member of the node's set a person (one with an occupation or a nationality, or
+        named by an occupation: "the director of The Sound of Music")?"""
+        return self.noun(node)[0] in vocabulary()["occupations"] or all(
+            self.kg.neighbours(m, "occupation") or self.kg.neighbours(m, "nationality") for m in self.g.sets[node])
 
     def _rel(self, step: Step) -> str:
         return traversal(self.kg, step, self.g.relations[step.edge])
@@ -272,6 +293,10 @@ class Verbalizer:
         be = ("is", "are")[many]
         people = self._people(target)
         if not self.plan.is_projection(target):
+            if self.absorbed(target) is None and not all(map(self._carries_noun, self.plan.steps[target])):
+                # the form cannot say "journalists" in every term: nor may the question ("Which journalist
+                # won the Nobel Prize in Literature and is Colombian?" against "winners of ..." AND "Colombian people")
+                noun = nouns(["person", "people"]) if people else self._plain_noun(target)
             self.bare = True
             conds = self.conds(target, many)
             compound = options["compound_people" if people else "compound"]
@@ -284,6 +309,8 @@ class Verbalizer:
             if self._carries_noun(step):
                 own = [q for q in own if "{noun}" in q]  # the form says "countries led by X": not "What did X lead?"
             own = [q for q in own if "{noun} of" not in q]  # "the astronomer of Caroline Herschel" is her sibling
+        else:  # not "Which creators created The Simpsons?"
+            own = [q for q in own if not re.search(rf"\{{noun\}} {re.escape(noun[0][:5])}", q)]
         generic = options["projection_people" if people else "projection"] \
             if template.get("generic_questions", True) or not own else []
         wording = self.rng.choice(_number(generic, many) + own)

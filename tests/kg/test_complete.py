@@ -263,7 +263,8 @@ def test_every_sentence_of_the_anchor_s_own_passage_is_read():
     facts = [("Marshall Islands", "located_in", "Oceania", "Marshall Islands",
               "The Marshall Islands is an archipelagic country in Oceania."),
              ("Palau", "located_in", "Micronesia", "Palau", texts["Palau"])]
-    assert check(texts, facts).others("Marshall Islands", "located_in") == {"Micronesia"}
+    # (and the Pacific Ocean, a name no node has, which its own passage gives after the cue "in")
+    assert check(texts, facts).others("Marshall Islands", "located_in") == {"Micronesia", "unnamed:pacific ocean"}
 
 
 def check_with_mentions(texts: dict[str, str], facts: list[tuple[str, str, str, str, str, str, str]]) -> CorpusCheck:
@@ -414,3 +415,48 @@ def test_a_negated_class_removes_its_broader_classes():
     sets = evaluate(checker.kg, plan, {"?y": "Saul Bellow", "?z": "Toni Morrison"}, relations)
     assert sets[plan.target] == {"novelist"}
     assert checker.reject_reason(plan, {"?y": "Saul Bellow", "?z": "Toni Morrison"}, relations, sets) is None
+
+
+def test_a_narrow_bridge_may_miss_a_member_that_leads_to_no_other_answer(monkeypatch):
+    # "the nationality of the director of the film written by Misharin": the text may name a second film
+    # he wrote, which the graph lacks; the answers change only if what that film leads to may differ
+    texts = {"Mirror": "Mirror is a film written by Aleksandr Misharin and directed by Andrei Tarkovsky.",
+             "Andrei Tarkovsky": "Andrei Tarkovsky was a Soviet film director.",
+             "Ingmar Bergman": "Ingmar Bergman was a Swedish film director."}
+    checker = check(texts, [("Aleksandr Misharin", "wrote", "Mirror", "Mirror", texts["Mirror"]),
+                            ("Andrei Tarkovsky", "directed", "Mirror", "Mirror", texts["Mirror"]),
+                            ("Andrei Tarkovsky", "nationality", "Soviet", "Andrei Tarkovsky",
+                             texts["Andrei Tarkovsky"])])
+    plan, anchors = plan_for("3p"), {"?x": "Aleksandr Misharin"}
+    relations = {0: "wrote", 1: "directed_by", 2: "nationality"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert sets[plan.target] == {"Soviet"}
+
+    def reason(said: dict[tuple[str, str], set[str]]) -> str | None:  # what the text may add, stubbed
+        monkeypatch.setattr(checker, "others", lambda node, relation: frozenset(said.get((node, relation), ())))
+        checker._bounds.clear()
+        return checker.reject_reason(plan, anchors, relations, sets)
+
+    assert reason({}) is None
+    assert reason({("Aleksandr Misharin", "wrote"): {"Solaris 2"}}) is None  # a sister film that leads nowhere
+    assert reason({("Aleksandr Misharin", "wrote"): {"Solaris 2"},
+                   ("Solaris 2", "directed_by"): {"Andrei Tarkovsky"}}) is None  # to the same director
+    # to another director, whose own text may state a nationality the reading did not find
+    assert reason({("Aleksandr Misharin", "wrote"): {"Solaris 2"},
+                   ("Solaris 2", "directed_by"): {"Ingmar Bergman"}}) == "corpus_other_member"
+    assert reason({("Andrei Tarkovsky", "nationality"): {"Russian"}}) == "corpus_other_member"
+
+
+def test_a_broad_bridge_must_be_exact():
+    # "the capitals of the places in Chile": a set of a place's many neighbours must hold every member
+    # the text may add, whether or not the text names what they lead to (the judged items missed too many)
+    texts = {f"Region {i}": f"Region {i} is a region in Chile." for i in range(4)}
+    texts["Region 4"] = "Region 4 is a region located in Chile."
+    facts = [(f"Region {i}", "located_in", "Chile", f"Region {i}", texts[f"Region {i}"]) for i in range(4)]
+    facts.append(("Region 0", "has_capital", "Town", "Region 0", texts["Region 0"]))
+    checker = check(texts, facts)
+    assert checker.others("Chile", "location_of") == {"Region 4"}
+    plan, anchors, relations = plan_for("2p"), {"?x": "Chile"}, {0: "location_of", 1: "has_capital"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert sets[plan.target] == {"Town"}
+    assert checker.reject_reason(plan, anchors, relations, sets) == "corpus_other_member"

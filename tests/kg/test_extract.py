@@ -315,3 +315,14 @@ def test_a_hyphenated_demonym_gives_each_listed_nationality(tmp_path):
     passages = {"a": Passage(id="a", title="John Smith", text="John Smith was an American Roman Catholic priest.")}
     facts = facts_of(passages, tmp_path / "smith")
     assert {f[2] for f in facts if f[1] == "nationality"} == {"American"}
+
+
+def test_a_demonym_makes_no_person(tmp_path):
+    # the nationality a demonym gives is a person's only: a city, a band and an empire hold none
+    passages = {p.id: p for p in (
+        Passage("a", "Tenochtitlan", "Tenochtitlan, also known as Mexico-Tenochtitlan, was a large Mexican altepetl "
+                "in what is now the historic center of Mexico City."),
+        Passage("b", "ABBA", "ABBA is a Swedish pop group formed in Stockholm in 1972."),
+        Passage("c", "Jorge Amado", "Jorge Amado was a Brazilian writer of the modernist school."))}
+    facts = facts_of(passages, tmp_path)
+    assert {f for f in facts if f[1] == "nationality"} == {("Jorge Amado", "nationality", "Brazilian")}

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from pipeline.errors import ComlqError
-from pipeline.kg.facts import Fact
+from pipeline.kg.facts import Evidence, Fact
 from pipeline.kg.generator import builtin_inverses, generate_kg, senseless
 from pipeline.kg.graph import KnowledgeGraph, build_graph
 from pipeline.kg.query import evaluate, plan_for
@@ -271,3 +271,72 @@ def test_a_class_noun_is_not_asked_as_the_relation():
     grounding = ground(kg, "1p", {"?x": "ch"}, ["sibling_of"])
     found = questions(kg, grounding)
     assert found and not [q for q in found if "astronomer of" in q], found
+
+
+def test_a_question_names_no_class_its_logical_form_cannot_state():
+    # "winners of X" takes no noun, so the form says nothing of journalists: nor may the question
+    facts = [Fact("g", "won", "n", ("p-g",)), Fact("g", "nationality", "c", ("p-g",)),
+             Fact("g", "occupation", "j", ("p-g",)), Fact("h", "won", "n", ("p-h",)),
+             Fact("h", "occupation", "j", ("p-h",)), Fact("s", "nationality", "c", ("p-s",))]
+    labels = {"g": "Gabriel García Márquez", "h": "Ernest Hemingway", "s": "Shakira", "n": "Nobel Prize in Literature",
+              "c": "Colombian", "j": "journalist"}
+    kg = build_graph(facts, labels, builtin_inverses())
+    grounding = ground(kg, "2i", {"?y": "n", "?z": "c"}, ["won", "nationality"])
+    assert grounding.answers == {"g"}
+    assert "journalist" not in logical_form(kg, grounding)
+    found = questions(kg, grounding)
+    assert found and not [q for q in found if "journalist" in q], found
+
+
+def test_no_question_repeats_its_noun_as_the_verb(films):
+    # Anthony Burgess has no class in the film graph: his set's noun is the relation's own, "creator"
+    grounding = ground(films, "1p", {"?x": "A Clockwork Orange"}, ["created_by"])
+    found = questions(films, grounding)
+    assert "Who created A Clockwork Orange?" in found
+    assert not [q for q in found if re.search(r"\bcreators? created\b", q)], found
+
+
+def test_all_members_of_a_class_are_said_without_one_of(films):
+    # "the decades in which films came out", not "in which one of the films came out" (which films?)
+    grounding = ground(films, "2p", {"?x": "film"}, ["has_instance", "published_in_decade"])
+    found = questions(films, grounding)
+    assert "What are the decades in which films came out?" in found
+    assert not [q for q in found if "one of" in q], found
+    assert logical_form(films, grounding) == '"decades in which films came out"'
+    # a set of one work of a named creator keeps its article: "the director who created Ran"
+    assert "the director who created Ran" in logical_form(films, ground(films, "2p", {"?x": "Ran"},
+                                                                           ["created_by", "nationality"]))
+
+
+def test_a_set_named_by_an_occupation_is_asked_for_as_people():
+    # Robert Wise has no occupation or nationality in the graph, but "director" names people: not
+    # "What is the director of The Sound of Music?"
+    kg = build_graph([Fact("w", "directed", "s", ("p-s",))], {"w": "Robert Wise", "s": "The Sound of Music"},
+                     builtin_inverses())
+    found = questions(kg, ground(kg, "1p", {"?x": "s"}, ["directed_by"]))
+    assert found and not [q for q in found if q.startswith("What")], found
+
+
+def test_a_prize_is_named_with_the():
+    # the text writes "the 1982 Nobel Prize in Literature": a question still says "won the Nobel Prize ..."
+    sentence = "Gabriel García Márquez won the 1982 Nobel Prize in Literature."
+    said = Evidence("p", sentence, "Gabriel García Márquez", "Nobel Prize in Literature")
+    facts = [Fact("g", "won", "n", ("p",), (said,))]
+    kg = build_graph(facts, {"g": "Gabriel García Márquez", "n": "Nobel Prize in Literature"}, builtin_inverses())
+    assert kg.named("n") == "the Nobel Prize in Literature" and kg.named("g") == "Gabriel García Márquez"
+    facts = [Fact("g", "won", "y", ("p",), (Evidence("p", sentence, "Gabriel García Márquez", "1982 Nobel Prize"),))]
+    kg = build_graph(facts, {"g": "Gabriel García Márquez", "y": "1982 Nobel Prize"}, builtin_inverses())
+    assert kg.named("y") == "the 1982 Nobel Prize"
+    facts = [Fact("g", "won", "a", ("p",), (Evidence("p", sentence, "Gabriel García Márquez", "an Award"),))]
+    kg = build_graph(facts, {"g": "Gabriel García Márquez", "a": "an Award"}, builtin_inverses())
+    assert kg.named("a") == "an Award"  # not "the an Award"
+
+
+def test_all_members_of_a_class_agree_in_the_plural():
+    # "the places where Czech people were born", not "... was born"
+    facts = [Fact("a", "nationality", "c", ("p-a",)), Fact("b", "nationality", "c", ("p-b",)),
+             Fact("a", "born_in", "x", ("p-a",)), Fact("b", "born_in", "y", ("p-b",))]
+    kg = build_graph(facts, {"a": "Franz Kafka", "b": "Milan Kundera", "c": "Czech", "x": "Prague", "y": "Brno"},
+                     builtin_inverses())
+    found = questions(kg, ground(kg, "2p", {"?x": "c"}, ["nationality_of", "born_in"]))
+    assert found and all("Czech people were born" in q for q in found), found
