@@ -124,12 +124,12 @@ class TrainConfig:
     """`comlq train reranker|dense` and the line's train stage (retrieval/train.py)."""
 
     seed: int = 13  # example sampling, initialisation of the head and batch order
-    negatives: int = 7  # negatives per positive (listwise groups of 1 + negatives)
+    negatives: int = 4  # negatives per positive (listwise groups of 1 + negatives)
     kinds: tuple[str, ...] = ("violating", "partial", "twins")  # hard-negative kinds besides the retrieved ones
-    max_groups: int = 600  # at most this many (question, positive) groups: ~4,600 pairs, ~11 min at 7 pairs/s
-    epochs: int = 1  # passes over the groups
+    max_groups: int = 1200  # at most this many groups (twin pairs count): about 4,000 pairs per epoch
+    epochs: int = 2  # passes over the groups
     batch_groups: int = 4  # groups per optimiser step
-    learning_rate: float = 4e-5  # AdamW peak rate: linear warm-up over the first 10% of steps, then linear decay
+    learning_rate: float = 1e-4  # AdamW peak rate: linear warm-up over the first 10% of steps, then linear decay
     max_length: int = 160  # tokens per training pair (the sample's passages: median 101, 90th percentile 167)
     first_k: int = 30  # the first stage's top k mined for negatives and reranked on the validation split
     precision: str = "auto"  # bf16 autocast where the CPU has bf16 units (auto), or fp32

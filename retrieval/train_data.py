@@ -11,9 +11,11 @@ A group is one question with one positive passage (listed first) and its negativ
     twin        the positive with the clause that states the item's fact negated by rule
                 (retrieval/negation.py), e.g. "Multan is not a city in the Punjab province"
 
-With twins, a group of the twin question ("places that are not located in Punjab ...") is
-added too: the twin passage is its positive and the original passage its negative, so the model
-must read the negation on both sides (only that pair: any other passage may meet the twin question).
+With twins, two groups of two are added: the question with the positive above its twin, and the
+twin question ("places that are not located in Punjab ...") with the twin passage above the
+original, so the model must read the negation on both sides (only that pair: any other passage may
+meet the twin question). Among a group's seven negatives a twin taught almost nothing (held-out
+twins ranked below their original 49% of the time after two epochs); as pairs of their own, 96%.
 """
 
 from __future__ import annotations
@@ -105,7 +107,7 @@ def passage_twin(row: dict[str, Any], text: str) -> tuple[str, str] | None:
 
 def build_groups(rows: Sequence[dict[str, Any]], corpus: Corpus, retrieved: dict[str, list[str]],
                  kinds: Iterable[str] = KINDS, negatives: int = 7, seed: int = 13) -> list[Group]:
-    """One group per (item, positive passage), plus twin-question groups; deterministic for a seed.
+    """One group per (item, positive passage), plus the twin pairs; deterministic for a seed.
 
     retrieved: item id -> the first stage's ranking of passage ids (best first).
     """
@@ -133,6 +135,7 @@ def build_groups(rows: Sequence[dict[str, Any]], corpus: Corpus, retrieved: dict
             if found:
                 mention, negated = found
                 group.examples.append(Example(f"{pid}~not", negated, 0, "twin"))
+                groups.append(Group(f"{row['id']}~pair", row["question"], [group.examples[0], group.examples[-1]]))
                 asked = question_twin(row["question"], mention)
                 if asked:
                     groups.append(Group(f"{row['id']}~not", asked, [Example(f"{pid}~not", negated, 1, "positive"),

@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="model folder to write (replaced if an earlier `comlq train` wrote it)")
     p.add_argument("--seed", dest="train.seed", type=int, default=None)
     p.add_argument("--max-groups", dest="train.max_groups", type=int, default=None,
-                   help=f"at most this many (question, positive) groups (default {TrainConfig.max_groups})")
+                   help=f"at most this many groups, twin pairs included (default {TrainConfig.max_groups})")
     p.add_argument("--epochs", dest="train.epochs", type=int, default=None)
     p.add_argument("--kinds", default=None,
                    help="hard-negative kinds besides the retrieved ones: comma-separated from violating,partial,twins "
