@@ -32,18 +32,11 @@ from pipeline.progress import Progress
 from pipeline.runfolder import ModelFolder, latest_model
 from pipeline.schemas import AtomicWriter
 from retrieval.base import Corpus, Query, Retriever, RetrieverUnavailable, Run, ranked
+from retrieval.encoders import native_bf16
 
 log = logging.getLogger(__name__)
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 SHARD_PAIRS = 2048  # pair scores written per cache shard: an interrupted run keeps what it finished
-
-
-@cache
-def bf16_supported() -> bool:
-    """bf16 units on this CPU (AMX or AVX512-BF16), where bf16 autocast is much faster than fp32."""
-    cpuinfo = Path("/proc/cpuinfo")  # Linux; elsewhere fp32
-    flags = set(cpuinfo.read_text().split()) if cpuinfo.is_file() else set()
-    return bool(flags & {"amx_bf16", "avx512_bf16"})
 
 
 def model_digest(path: Path) -> str:
@@ -136,7 +129,7 @@ class CrossEncoderScorer:
                              f"`comlq train reranker EXPORT --out {self.path}`")
         if precision not in ("auto", "bf16", "fp32"):
             raise ComlqError(f"rerank precision must be auto, bf16 or fp32, got '{precision}'")
-        self.precision = ("bf16" if bf16_supported() else "fp32") if precision == "auto" else precision
+        self.precision = ("bf16" if native_bf16() else "fp32") if precision == "auto" else precision
         self.info = ModelFolder(self.path).read_info()
         self.max_length = max_length or self.info.get("max_length")
         self.batch_size = batch_size

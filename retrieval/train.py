@@ -35,7 +35,8 @@ from pipeline.resources import read_prompt
 from pipeline.runfolder import ExportFolder, ModelFolder
 from pipeline.schemas import AtomicWriter, write_json, write_jsonl
 from retrieval.beir import load_beir, load_corpus
-from retrieval.rerank import CrossEncoderScorer, RerankRetriever, bf16_supported, quiet_loading
+from retrieval.encoders import native_bf16
+from retrieval.rerank import CrossEncoderScorer, RerankRetriever, quiet_loading
 from retrieval.train_data import Group, build_groups, counts, export_folder, read_rows, retrieve_for
 
 log = logging.getLogger(__name__)
@@ -82,7 +83,7 @@ def staged(out: Path) -> Iterator[Path]:
 def _autocast(precision: str):
     import torch
 
-    bf16 = precision == "bf16" or (precision == "auto" and bf16_supported())
+    bf16 = precision == "bf16" or (precision == "auto" and native_bf16())
     return torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16), "bf16" if bf16 else "fp32"
 
 
