@@ -600,8 +600,9 @@ class CorpusCheck:
 
     def answers_reason(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str],
                        sets: dict[str, set[str]]) -> str | None:
-        """Why the text may give the target other answers than the graph (see `bounds`), or None."""
-        bound = self.bounds(plan, anchors, relations, plan.target)
+        """Why the text may give the target other answers than the graph (see `bounds`), or None. (The
+        target's bounds are not cached, no other grounding shares them, and stop at a first extra answer.)"""
+        bound = self._bounds_of(plan, anchors, relations, plan.target, lazy=True)
         return bound.reason or _inexact(bound)
 
     def bounds(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str], node: str) -> Bounds:
@@ -635,7 +636,9 @@ class CorpusCheck:
             a.startswith("value:") or _is_class(label := self.kg.labels.get(a, "")) or _date_names(label)
             for a in anchors)
 
-    def _bounds_of(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str], node: str) -> Bounds:
+    def _bounds_of(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str], node: str,
+                   lazy: bool = False) -> Bounds:
+        """`bounds` without the cache; `lazy`: `certain` only when the text may add nothing (else the graph)."""
         kg = self.kg
         plain: list[tuple[set[str], set[str], set[str]]] = []
         unions: list[tuple[set[str], set[str], set[str]]] = []
@@ -658,21 +661,23 @@ class CorpusCheck:
         parts = unions or plain
         join = set.union if unions else set.intersection
         certain, graph, possible = (join(*(part[i] for part in parts)) for i in range(3))
-        for st in plan.steps[node]:
-            if st.negated:
-                forward = traversal(kg, st, relations[st.edge])
-                below = self.bounds(plan, anchors, relations, st.child)
-                reason = reason or below.reason
-                # what the negated sources may reach by the text too ("the occupations of Henry James", who
-                # is "among the greatest novelists" though the graph read no novelist), and what an answer's
-                # own text may say it meets
-                maybe = project(kg, below.possible, forward).union(
-                    *(self.others(a, forward) for a in sorted(below.possible)))
-                met = {m for m in certain - maybe if any(self.meets_negation(m, kg.inverses[forward], a)
-                                                         for a in sorted(below.possible))}
-                certain = certain - maybe - met
-                graph = graph - project(kg, below.graph, forward)
-                possible = possible - project(kg, below.certain, forward)
+        negations = [(traversal(kg, st, relations[st.edge]), self.bounds(plan, anchors, relations, st.child))
+                     for st in plan.steps[node] if st.negated]
+        for forward, below in negations:
+            reason = reason or below.reason
+            graph = graph - project(kg, below.graph, forward)
+            possible = possible - project(kg, below.certain, forward)
+        if lazy and (reason or possible - graph):
+            return Bounds(graph, graph, possible, reason)
+        for forward, below in negations:
+            # what the negated sources may reach by the text too ("the occupations of Henry James", who is
+            # "among the greatest novelists" though the graph read no novelist), and what an answer's own
+            # text may say it meets
+            maybe = project(kg, below.possible, forward).union(
+                *(self.others(a, forward) for a in sorted(below.possible)))
+            met = {m for m in certain - maybe if any(self.meets_negation(m, kg.inverses[forward], a)
+                                                     for a in sorted(below.possible))}
+            certain = certain - maybe - met
         return Bounds(certain, graph, possible, reason)
 
     def _class_reason(self, plan: Plan, node: str, anchors: dict[str, str], relations: dict[int, str],
