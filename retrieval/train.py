@@ -231,16 +231,20 @@ def train_dense(export_path: str | Path, out: str | Path, config: TrainConfig | 
     """Fine-tune the packaged bi-encoder: in-batch negatives plus each group's hardest negative."""
     import torch
     from sentence_transformers import SentenceTransformer
-    from sentence_transformers.losses import MultipleNegativesRankingLoss
+    try:  # its home since sentence-transformers 5; the old path warns there
+        from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
+    except ImportError:
+        from sentence_transformers.losses import MultipleNegativesRankingLoss
 
     config = config or TrainConfig()
     out = Path(out)
     seed_everything(config.seed)
     export, groups, tally = _examples(export_path, config)
-    # (question, positive, hardest negative): the labelled kinds first, else the best retrieved one
+    # (question, positive, hardest negative): the labelled kinds first, else the best retrieved one; a
+    # "~pair" group repeats its source group's positive and twin, which is already that group's triple
     order = {"twin": 0, "violating": 1, "partial": 2, "retrieved": 3}
     triples = [(g.question, g.examples[0].text, min(g.examples[1:], key=lambda e: order[e.kind]).text)
-               for g in groups if len(g.examples) > 1]
+               for g in groups if len(g.examples) > 1 and not g.query_id.endswith("~pair")]
     with staged(out) as tmp:
         folder = ModelFolder(tmp)
         write_jsonl(folder.training_data, (g.to_dict() for g in groups), None)

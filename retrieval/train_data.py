@@ -14,7 +14,7 @@ A group is one question with one positive passage (listed first) and its negativ
 With twins, two groups of two are added: the question with the positive above its twin, and the
 twin question ("places that are not located in Punjab ...") with the twin passage above the
 original, so the model must read the negation on both sides (only that pair: any other passage may
-meet the twin question). Among a group's seven negatives a twin taught almost nothing (held-out
+meet the twin question). Among seven negatives in one group a twin taught almost nothing (held-out
 twins ranked below their original 49% of the time after two epochs); as pairs of their own, 96%.
 """
 
@@ -106,7 +106,7 @@ def passage_twin(row: dict[str, Any], text: str) -> tuple[str, str] | None:
 
 
 def build_groups(rows: Sequence[dict[str, Any]], corpus: Corpus, retrieved: dict[str, list[str]],
-                 kinds: Iterable[str] = KINDS, negatives: int = 7, seed: int = 13) -> list[Group]:
+                 kinds: Iterable[str] = KINDS, negatives: int = 4, seed: int = 13) -> list[Group]:
     """One group per (item, positive passage), plus the twin pairs; deterministic for a seed.
 
     retrieved: item id -> the first stage's ranking of passage ids (best first).

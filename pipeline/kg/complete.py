@@ -48,6 +48,7 @@ import yaml
 
 from pipeline.kg.graph import KnowledgeGraph
 from pipeline.kg.query import Plan, plan_for, project, traversal
+from pipeline.kg.reading import vocabulary
 from pipeline.records import Passage
 from pipeline.resources import package_data
 
@@ -63,6 +64,7 @@ WEAK = frozenset({"mentions", "mentioned_in", "topic", "topic_of"})  # links tha
 CLASS_RELATIONS = frozenset({"occupation", "instance_of"})  # to a class: the set reached is one of classes
 MAX_GAP = 8  # words between the mentions of one statement, at most, for its cue words to count
 LOOSE = 3  # a bridge of at most this many of one named entity's neighbours may hold members the graph lacks
+_UNNAMED = "unnamed:"  # a possible member the text names and no node stands for ("unnamed:oyo state")
 MIN_ORDERED = 3  # statements a relation needs before the order of its mentions is read as its direction
 # "Southeast Europe" and "Southeastern Europe" name one region
 _DIRECTION = {f"{d}ern": d for d in ("north", "south", "east", "west", "northeast", "northwest", "southeast",
@@ -146,6 +148,14 @@ _STOP = frozenset(map(_normal, _STOP_WORDS))  # as tokens() gives them ("this" -
 BY_CLASS = {"corpus_other_member": "corpus_narrower_class_member",
             "corpus_meets_negation": "corpus_narrower_class_negation"}
 _DIRECTIONS = frozenset(_DIRECTION.values()) | {"central"}
+_MONTHS = frozenset(("january", "february", "march", "april", "may", "june", "july", "august", "september",
+                     "october", "november", "december"))
+
+
+@cache
+def _not_names() -> frozenset[tuple[str, ...]]:
+    """Capitalised runs that name no entity a set could hold: months and demonyms ("In July", "Libyan")."""
+    return frozenset({(m,) for m in _MONTHS} | {tuple(tokens(d)) for d in vocabulary()["demonyms"]})
 _COPULAS = frozenset(map(_normal, "is are was were be been being became become becomes remained as".split()))
 
 
@@ -221,6 +231,14 @@ class CorpusCheck:
         self.use_classes = True  # a class is named by its narrower classes too (classes.yaml)
         self._plain: CorpusCheck | None = None
 
+    def forget_groundings(self) -> None:
+        """Drop the bounds and reasons of groundings: their keys hold the type, so no other type reuses them
+        (ComLQ's corpus: about 200 MB by the last type)."""
+        for check in (self, self._plain):
+            if check is not None:
+                check._bounds.clear()
+                check._reasons.clear()
+
     def without_classes(self) -> CorpusCheck:
         """The same check, a class named by its own names only (shares the index, not the caches)."""
         if self._plain is None:
@@ -289,7 +307,7 @@ class CorpusCheck:
         if node not in self._names_of:
             label = self.kg.labels.get(node, "")
             wider = {tuple(tokens(c)) for c in narrower(label)} if self.use_classes and label.islower() else set()
-            self._names_of[node] = frozenset(n for n in self.names[node] | wider if n)
+            self._names_of[node] = frozenset(n for n in self.names.get(node, set()) | wider if n)
         return self._names_of[node]
 
     def _find_naming(self, node: str) -> dict[int, list[int]]:
@@ -462,6 +480,7 @@ class CorpusCheck:
         names_only = not (members and members <= self.with_passage)
         by_name = self._range_names(relation)
         kinds = {r for m in members for r in self.kg.out.get(m, ())} if members else None  # the members' relations
+        values = any(m.startswith("value:") for m in members)  # a class or a date only for such members
         found: set[str] = set()
         searched = 0  # size of `found` when last compared with the members
         # the anchor's own passage speaks of it in every sentence ("The sovereign state lies ... in the
@@ -488,13 +507,12 @@ class CorpusCheck:
                 # is the capital of Oyo State", "flows through Jilin and Heilongjiang provinces") or knows
                 # nothing of: any entity of the members' kind named in a cued sentence, or a capitalised name
                 # no node has
-                values = any(m.startswith("value:") for m in members)  # a class or a date only for such members
                 for k, name in self._named_in(index):
                     nodes = {n for n in self._nodes_named().get(name, ())
                              if self._same_kind(n, kinds) and (values or not n.startswith("value:"))}
                     if not nodes <= found and self._ordered(index, relation, at, [k]):
                         found |= nodes
-                found |= {f"unnamed:{' '.join(name)}" for k, name in self._unknown_names(index)
+                found |= {_UNNAMED + " ".join(name) for k, name in self._unknown_names(index)
                           if self._ordered(index, relation, at, [k])}
             if first and len(found) > searched and found - members - {anchor}:  # asked again only when it grew
                 break
@@ -512,26 +530,47 @@ class CorpusCheck:
         return self._by_name
 
     def _unknown_names(self, index: int) -> list[tuple[int, tuple[str, ...]]]:
-        """(position, words) of each run of capitalised words in the sentence, after its first word, that
-        neither holds a name of a node nor is part of one ("Kubrick" of Stanley Kubrick)."""
+        """(position, words) of each run of capitalised words in the sentence, but its opening one, that is
+        not part of a node's name ("Kubrick" of Stanley Kubrick) and holds no proper name of one (a class
+        word inside it does not count: "Oyo State" is unknown though "state" is a class)."""
         shape, words = self.shapes[index], self.sentences[index][1]
         if shape is None:
             return []
         if not self._name_parts:
             self._name_parts = frozenset(n[i:j] for n in self.all_names for i in range(len(n))
                                          for j in range(i + 1, len(n) + 1))
+
+        def capital(k: int) -> bool:
+            return k < len(words) and shape.capital[k] and words[k].isalpha()
+
+        opening = 1
+        while capital(opening) and shape.joined[opening]:  # the sentence's opening name, capitalised anyway
+            opening += 1
         runs, start = [], None
-        for k in range(1, len(words) + 1):
-            inside = k < len(words) and shape.capital[k] and words[k].isalpha() and (start is None or shape.joined[k])
-            if inside and start is None:
-                start = k
-            elif not inside and start is not None:
+        for k in range(opening, len(words) + 1):
+            if capital(k) and (start is None or shape.joined[k]):
+                start = k if start is None else start
+                continue
+            if start is not None:
                 run = words[start:k]
-                if run not in self._name_parts and not any(
-                        run[i:j] in self.all_names for i in range(len(run)) for j in range(i + 1, len(run) + 1)):
+                common = len(run) == 1 and run[0] in self.lowered  # "Blessed", "Prudent": a word, capitalised
+                if not common and run not in _not_names() and run not in self._name_parts and not any(
+                        run[i:j] in self.proper for i in range(len(run)) for j in range(i + 1, len(run) + 1)):
                     runs.append((start, run))
-                start = k if k < len(words) and shape.capital[k] and words[k].isalpha() else None
+            start = k if capital(k) else None
         return runs
+
+    def _unnamed_speaks(self, member: str, relation: str) -> bool:
+        """May the corpus state the relation of a member no node stands for? Only where another passage
+        than the one it was found in names it, in a sentence that may state the relation (a cue word)."""
+        name = tuple(member.removeprefix(_UNNAMED).split(" "))
+        naming: dict[str, bool] = {}  # passage -> a sentence of it naming the member may state the relation
+        for index in sorted(set.intersection(*(self.postings.get(w, set()) for w in name))):
+            words = self.sentences[index][1]
+            if any(words[k:k + len(name)] == name for k in range(len(words) - len(name) + 1)):
+                pid = self.sentences[index][0]
+                naming[pid] = naming.get(pid, False) or self._cued(index, relation)
+        return len(naming) > 1 and any(naming.values())
 
     def _speaks_of(self, entity: str, relation: str) -> bool:
         """May a sentence of the entity's passages, or one naming it, state the relation of it?"""
@@ -582,7 +621,7 @@ class CorpusCheck:
         for node in plan.steps:
             if not plan.is_anchor(node) and (reason := self._class_reason(plan, node, anchors, relations, sets)):
                 return reason
-        return self.answers_reason(plan, anchors, relations, sets)
+        return self.answers_reason(plan, anchors, relations)
 
     def node_reason(self, plan: Plan, node: str, anchors: dict[str, str], relations: dict[int, str],
                     sets: dict[str, set[str]]) -> str | None:
@@ -592,16 +631,15 @@ class CorpusCheck:
         if key not in self._reasons:  # the enumerators ask again for every grounding that shares the subtree
             reason = self._class_reason(plan, node, anchors, relations, sets)
             if reason is None and node == plan.target:
-                reason = self.answers_reason(plan, anchors, relations, sets)
+                reason = self.answers_reason(plan, anchors, relations)
             elif reason is None and not plan.is_anchor(node):
                 reason = self.bounds(plan, anchors, relations, node).reason
             self._reasons[key] = reason
         return self._reasons[key]
 
-    def answers_reason(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str],
-                       sets: dict[str, set[str]]) -> str | None:
+    def answers_reason(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str]) -> str | None:
         """Why the text may give the target other answers than the graph (see `bounds`), or None. (The
-        target's bounds are not cached, no other grounding shares them, and stop at a first extra answer.)"""
+        target's bounds are not cached: no other grounding shares them.)"""
         bound = self._bounds_of(plan, anchors, relations, plan.target, lazy=True)
         return bound.reason or _inexact(bound)
 
@@ -623,7 +661,7 @@ class CorpusCheck:
         key = _grounded(plan, node, anchors, relations)
         if key not in self._bounds:
             bound = self._bounds_of(plan, anchors, relations, node)
-            if not bound.reason and node != plan.target and not self.narrow(
+            if not bound.reason and not self.narrow(
                     [anchors[a] for a in _subtree(plan.type, node)[0]], len(bound.graph)):
                 bound = bound._replace(reason=_inexact(bound))
             self._bounds[key] = bound
@@ -652,8 +690,10 @@ class CorpusCheck:
             reached = project(kg, below.possible, forward).union(
                 *(self.others(m, forward) for m in sorted(below.possible)))
             # a member only the text adds, of which nothing along the relation was read though its text may
-            # say something (a cue word): what it leads to is unknown, not absent
-            if any(not kg.neighbours(m, forward) and not self.others(m, forward) and self._speaks_of(m, forward)
+            # say something (a cue word), or which no node stands for and another passage names: what it
+            # leads to is unknown, not absent
+            if any(self._unnamed_speaks(m, forward) if m.startswith(_UNNAMED) else not kg.neighbours(m, forward)
+                   and not self.others(m, forward) and self._speaks_of(m, forward)
                    for m in sorted(below.possible - below.graph)):
                 reason = reason or "corpus_other_member"
             (unions if st.union else plain).append((project(kg, below.certain, forward),
@@ -733,7 +773,7 @@ class Bounds(NamedTuple):
     certain: set[str]
     graph: set[str]
     possible: set[str]
-    reason: str | None  # a set below that must be exact is not
+    reason: str | None  # why the set, or one below that must be exact, is not exact
 
 
 def _inexact(bound: Bounds) -> str | None:

@@ -161,6 +161,8 @@ def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tup
         for name in types:
             bar.set_postfix_str(name)
             items, summary = generate_type(kg, name, config, texts, checker)
+            if checker:
+                checker.forget_groundings()
             result.items.extend(items)
             per_type[name] = summary
             result.rejected.extend(_rejections(name, summary))

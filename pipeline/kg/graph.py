@@ -22,6 +22,7 @@ import networkx as nx
 
 from pipeline.errors import RecordError
 from pipeline.kg.facts import Evidence, Extraction, Fact
+from pipeline.kg.reading import PRIZE_WORDS
 from pipeline.records import Passage
 from pipeline.schemas import iter_jsonl, validate
 
@@ -88,7 +89,7 @@ class KnowledgeGraph:
 _THE = re.compile(r"(?:^|(?<=\W))[Tt]he\s+$")
 # a prize takes "the" in a question however its mentions write it ("won the Nobel Prize in Literature",
 # though the text also writes "1982 Nobel Prize in Literature" and "Nobel Prize in Literature laureate")
-_PRIZE = re.compile(r"\b(?:Prize|Award|Medal|Trophy)\b")
+_PRIZE = re.compile(rf"\b(?:{'|'.join(sorted(PRIZE_WORDS))})\b")
 
 
 def _definite(evidence: dict[tuple[str, str, str], tuple[Evidence, ...]], labels: dict[str, str],

@@ -23,6 +23,7 @@ import random
 from collections import defaultdict
 from pathlib import Path
 
+from pipeline.errors import ComlqError
 from pipeline.passages import load_passages
 from pipeline.querytypes import NEGATION_TYPES, TYPE_NAMES
 from pipeline.schemas import read_jsonl, write_jsonl
@@ -78,7 +79,10 @@ def main() -> None:
     t.add_argument("file")
     args = parser.parse_args()
     if args.command == "sample":
-        write_jsonl(args.out, sample(args.items, args.passages, args.per_type, args.seed), None)
+        try:
+            write_jsonl(args.out, sample(args.items, args.passages, args.per_type, args.seed), None)
+        except ComlqError as exc:  # a missing or bad file: one line, no traceback
+            parser.error(str(exc))
     else:
         for point, (held, judged) in table(list(read_jsonl(Path(args.file), None))).items():
             if judged:  # a sheet without negation types judges no negation

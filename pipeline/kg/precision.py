@@ -20,6 +20,7 @@ from pathlib import Path
 
 from scipy.stats import binomtest
 
+from pipeline.errors import ComlqError
 from pipeline.kg.extract import extract
 from pipeline.passages import iter_passages
 from pipeline.schemas import read_jsonl, write_jsonl
@@ -85,7 +86,10 @@ def main() -> None:
     t.add_argument("file")
     args = parser.parse_args()
     if args.command == "sample":
-        write_jsonl(args.out, sample(args.source or ["sample"], args.facts, args.seed), None)
+        try:
+            write_jsonl(args.out, sample(args.source or ["sample"], args.facts, args.seed), None)
+        except ComlqError as exc:  # a missing or bad source: one line, no traceback
+            parser.error(str(exc))
     else:
         print("\n".join(table_rows(list(read_jsonl(Path(args.file), None)))))
 

@@ -38,7 +38,7 @@ from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 from pipeline.resources import package_data
 
-VERSION = "reading-22"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-23"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -47,7 +47,7 @@ SELF = "SELF"
 _PREPOSITIONS = {"in", "at", "of", "for", "from", "to", "with", "into", "on", "under", "after", "by", "as", "near",
                  "through", "between", "against", "within", "across"}
 _NOUN_PREPOSITIONS = {"of", "in", "to", "for", "on"}
-_PRIZE_WORDS = {"Prize", "Award", "Medal", "Trophy"}
+PRIZE_WORDS = frozenset({"Prize", "Prizes", "Award", "Awards", "Medal", "Medals", "Trophy", "Trophies"})
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
 _RELATIVE = {"who", "which", "that", "whom", "whose"}
 # degrees NER takes for names: "received her PhD"
@@ -462,7 +462,7 @@ class _Reader:
         for t in self.doc[m.end:sentence.root.i]:
             inside = depth > 0 or "(" in t.text
             depth += t.text.count("(") - t.text.count(")")
-            if not (inside or t.text == "," or t.tag_ == "NNP" and t.is_title or t.lower_ in _PARTICLES | {"y"}):
+            if not (inside or t.text == "," or t.tag_ == "NNP" and t.is_title or t.lower_ in _NAME_JOINERS):
                 return []
         return [m] if depth == 0 else []
 
@@ -757,6 +757,7 @@ def _normalise(text: str) -> str:
 
 
 _PARTICLES = {"ibn", "bin", "bint", "ben", "al", "van", "von", "de", "da", "di", "del"}
+_NAME_JOINERS = _PARTICLES | {"y"}  # "José Ortega y Gasset"
 
 
 def _whole_name(ent):
@@ -779,11 +780,12 @@ def _whole_name(ent):
     # "the 1957 Nobel Prize in Literature | at the age of 44", "Nobel Prize in Physics | with Marie and
     # Pierre Curie", "Nobel Prize in Literature | for creating": said of the winning, not the prize's name
     # ("Academy Award for Best Actor" is one)
-    if any(t.text in _PRIZE_WORDS for t in ent):
+    if any(t.text in PRIZE_WORDS for t in ent):
         end = next((t.i for t in ent if t.i > ent.start and (t.lower_ in ("at", "with", "alongside") or t.lower_
                     in ("for", "in") and t.i + 1 < ent.end and doc[t.i + 1].is_lower)), end)
-    while end < len(doc) and doc[end - 1].text == "Best" and doc[end].is_title:
-        end += 1  # "Academy Awards for Best | Director": NER stopped inside the category
+    if doc[end - 1].text == "Best":  # "Academy Awards for Best | Supporting Actor": NER stopped inside the category
+        while end < len(doc) and doc[end].is_title:
+            end += 1
     while end > ent.start + 1 and doc[end - 1].lower_ in _PREPOSITIONS:
         end -= 1  # "Maharashtra by" (of "in Maharashtra by area"): the name stops before it
     return doc[ent.start:end]

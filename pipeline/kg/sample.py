@@ -441,14 +441,15 @@ class Enumerator(Enumerating):
             if len(usable) < len(self.positive):
                 continue
             for combo in self._combinations(usable):
-                core = self._core_set(combo)
-                if core is None:
+                found = self._core_set(combo)
+                if found is None:
                     continue
+                core, extra = found
                 anchors = {st.child: a for st, (_, a, _) in zip(self.positive, combo)}
                 if len({self.kg.label(a) for a in anchors.values()}) < len(anchors):
                     continue
                 relations = {st.edge: self._relation(st, r) for st, (r, _, _) in zip(self.positive, combo)}
-                yield from self._extend(core, anchors, relations)
+                yield from self._extend(core, extra, anchors, relations)
 
     def _combinations(self, usable: list) -> Iterator[tuple]:
         """All k-combinations of a member's conditions when they are few, else COMBINATIONS random
@@ -465,8 +466,9 @@ class Enumerator(Enumerating):
                 tried.add(combo)
                 yield tuple(sorted((usable[i] for i in combo), key=lambda c: self._key(c[0])))
 
-    def _core_set(self, combo) -> frozenset[str] | None:
-        """The intersection of the combination's sets when each condition matters, else None."""
+    def _core_set(self, combo) -> tuple[frozenset[str], frozenset[str]] | None:
+        """The intersection of the combination's sets when each condition matters, and the other members
+        the corpus may hold (which a negation must remove), else None."""
         sets = [c[2] for c in combo]
         core = frozenset.intersection(*sets)
         if not core:
@@ -480,34 +482,48 @@ class Enumerator(Enumerating):
             return None
         # (not for ip's narrow core, a bridge whose unknown members matter only if they lead to other
         # answers, which the full check finds)
-        if self.checker and (self.up is None or not self.checker.narrow([a for _, a, _ in combo], len(core))) \
-                and self.checker.possible([(a, self.kg.inverses[r]) for r, a, _ in combo]) - core:
+        extra = frozenset()
+        if self.checker and (self.up is None or not self.checker.narrow([a for _, a, _ in combo], len(core))):
+            extra = frozenset(self.checker.possible([(a, self.kg.inverses[r]) for r, a, _ in combo]) - core)
+        if extra and not self.negated:
             self.rejections["corpus_other_member"] += 1
             return None
-        return core
+        return core, extra
 
     def _stated(self, member: str, anchors: dict[str, str], relations: dict[int, str]) -> set[str]:
         """The passages stating the core member's positive facts."""
         return {p for st in self.positive
                 for p in self.kg.passages[(anchors[st.child], traversal(self.kg, st, relations[st.edge]), member)]}
 
-    def _extend(self, core: frozenset[str], anchors: dict[str, str], relations: dict[int, str]):
+    def _negations(self, core: frozenset[str], extra: frozenset[str], anchors: dict[str, str],
+                   relations: dict[int, str]) -> list[tuple[Step, str, str | None]]:
+        """The negated conditions that remove some core members, keep some, and remove every `extra`."""
+        step, found = self.negated[0], []
+        seen, kept_extra = set(), False
+        stated = {m: self._stated(m, anchors, relations) for m in core}
+        for member in sorted(sorted(core), key=lambda m: self.rng.random()):  # sorted first: not hash order
+            for r, a, reached in self.conditions(member):
+                if a in anchors.values() or (r, a) in seen or not (core - reached):
+                    continue
+                if extra - reached:  # another member the corpus may hold, which this NOT keeps
+                    kept_extra = True
+                    continue
+                # a violating passage is needed: one stating a removed member's facts, not an answer's
+                evidence = set().union(*(stated[m] for m in core - reached))
+                if not set().union(*(stated[m] for m in core & reached)) - evidence:
+                    self.rejections["no_violating_passage"] += 1
+                    continue
+                seen.add((r, a))
+                found.append((step, r, a))
+        if kept_extra and not found:  # counted once per core, as the check before the negation is
+            self.rejections["corpus_other_member"] += 1
+        return found
+
+    def _extend(self, core: frozenset[str], extra: frozenset[str], anchors: dict[str, str],
+                relations: dict[int, str]):
         extensions: list[tuple[Step, str, str | None]] = []
         if self.negated:
-            step = self.negated[0]
-            seen = set()
-            stated = {m: self._stated(m, anchors, relations) for m in core}
-            for member in sorted(sorted(core), key=lambda m: self.rng.random()):  # sorted first: not hash order
-                for r, a, reached in self.conditions(member):
-                    if a in anchors.values() or (r, a) in seen or not (core - reached):
-                        continue
-                    # a violating passage is needed: one stating a removed member's facts, not an answer's
-                    evidence = set().union(*(stated[m] for m in core - reached))
-                    if not set().union(*(stated[m] for m in core & reached)) - evidence:
-                        self.rejections["no_violating_passage"] += 1
-                        continue
-                    seen.add((r, a))
-                    extensions.append((step, r, a))
+            extensions = self._negations(core, extra, anchors, relations)
         elif self.up is not None:
             # never the inverse of an anchor's relation (relation_then_inverse: back to the anchor)
             own = {self.kg.inverses[rel] if st.upward else rel for st in self.positive

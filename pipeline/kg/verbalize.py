@@ -317,7 +317,9 @@ class Verbalizer:
         if "{np}" in wording:
             return wording.format(np=self.np(target), be=be)
         x, nested, x_many = self._source(step)
-        return self._format(wording, x, nested and x_many, noun, many, name, nouns(template["noun"]))
+        generic = nested and x_many and self._generic(step.child)  # as in `_fill`
+        return self._format(wording, x.removeprefix("the ") if generic else x, nested and x_many, noun, many, name,
+                            nouns(template["noun"]), generic)
 
     # logical form -------------------------------------------------------------------------
     def lf(self, node: str) -> Expr:

@@ -3,6 +3,8 @@ condition that the graph lacks but the text states drops the item."""
 
 from __future__ import annotations
 
+import pytest
+
 from pipeline.kg.complete import CorpusCheck, tokens
 from pipeline.kg.facts import Evidence, Fact
 from pipeline.kg.generator import builtin_inverses
@@ -460,3 +462,34 @@ def test_a_broad_bridge_must_be_exact():
     sets = evaluate(checker.kg, plan, anchors, relations)
     assert sets[plan.target] == {"Town"}
     assert checker.reject_reason(plan, anchors, relations, sets) == "corpus_other_member"
+
+
+@pytest.mark.parametrize("elsewhere, reason", [("Ogbomosho is a city in Oyo State.", "corpus_other_member"),
+                                               (None, None)])
+def test_a_member_no_node_stands_for_leads_to_unknown_answers_where_another_passage_names_it(elsewhere, reason):
+    # Ibadan's own passage names a second state the graph does not know ("Oyo State", though "state" is a
+    # class node). When another passage writes it after a cue word of the next relation, what that state
+    # holds is unknown, so "the cities of the state whose capital is Ibadan" cannot be exact; when no other
+    # passage names it, nothing can say what it holds
+    texts = {
+        "Ibadan": "Ibadan is the capital of Oyo State and of Ogun State.",
+        "Abeokuta": "Abeokuta is a city in Ogun State.",
+        "Ogun State": "Ogun State is a state in Nigeria.",
+    } | ({"Ogbomosho": elsewhere} if elsewhere else {})
+    facts = [("Ibadan", "capital_of", "Ogun State", "Ibadan", texts["Ibadan"]),
+             ("Abeokuta", "located_in", "Ogun State", "Abeokuta", texts["Abeokuta"]),
+             ("Ogun State", "instance_of", "state", "Ogun State", texts["Ogun State"])]
+    checker = check(texts, facts)
+    assert "unnamed:oyo state" in checker.others("Ibadan", "capital_of")
+    plan, anchors, relations = plan_for("2p"), {"?x": "Ibadan"}, {0: "capital_of", 1: "location_of"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert sets[plan.target] == {"Abeokuta"}
+    assert checker.reject_reason(plan, anchors, relations, sets) == reason
+    assert "unnamed:oyo state" not in checker.names  # looking a name up adds no node
+
+
+def test_a_sentence_s_opening_name_is_no_unknown_name():
+    texts = {"Ibadan": "Ibadan is a city.", "Ogun Waterside": "Ogun Waterside Township borders Ibadan."}
+    checker = check(texts, [("Ibadan", "instance_of", "city", "Ibadan", texts["Ibadan"])])
+    index = checker.by_passage["Ogun Waterside"][0]
+    assert checker._unknown_names(index) == []  # not "Waterside Township", the tail of the opening name

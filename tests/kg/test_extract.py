@@ -326,3 +326,17 @@ def test_a_demonym_makes_no_person(tmp_path):
         Passage("c", "Jorge Amado", "Jorge Amado was a Brazilian writer of the modernist school."))}
     facts = facts_of(passages, tmp_path)
     assert {f for f in facts if f[1] == "nationality"} == {("Jorge Amado", "nationality", "Brazilian")}
+
+
+@pytest.mark.parametrize("module, argv", [
+    ("pipeline.kg.judge", ["sample", "/nope/items.jsonl", "--passages", "sample", "--out", "x.jsonl"]),
+    ("pipeline.kg.precision", ["sample", "--source", "/nope/passages.jsonl", "--out", "x.jsonl"]),
+])
+def test_judging_tools_name_a_missing_file_in_one_line(module, argv, monkeypatch, capsys):
+    import importlib
+    monkeypatch.setattr("sys.argv", [module, *argv])
+    with pytest.raises(SystemExit) as stop:
+        importlib.import_module(module).main()
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "/nope/" in err.strip().splitlines()[-1] and "no such file" in err and "Traceback" not in err

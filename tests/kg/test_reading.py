@@ -569,3 +569,13 @@ def test_a_prize_category_cut_after_best_is_whole():
                               "received a record four Academy Awards for Best Director for The Informer (1935).")
     assert ("John Ford", "receive", "Academy Awards for Best Director") in {f[:3] for f in found}
     assert not {f for f in found if f[2].endswith("Best")}, found
+
+
+def test_a_prize_category_of_several_words_is_whole():
+    # NER may stop at "Best" before a category of several words; the name runs to its last capitalised word
+    from spacy.tokens import Span
+
+    from pipeline.kg.reading import _whole_name
+    doc = load()("She won the Academy Award for Best Supporting Actress in 1950.")
+    best = next(t.i for t in doc if t.text == "Best")
+    assert _whole_name(Span(doc, 3, best + 1, label="ORG")).text == "Academy Award for Best Supporting Actress"

@@ -215,3 +215,19 @@ def test_train_cli_writes_the_model_and_refuses_other_folders(tiny_run, tmp_path
     assert main([*args[:3], "--out", str(other), *args[5:]]) == 2
     assert "refusing to replace it" in capsys.readouterr().err
     assert (other / "notes.txt").read_text() == "mine"
+
+
+def test_dense_fine_tune_trains_each_triple_once_and_loads(tiny_run, tmp_path) -> None:
+    from sentence_transformers import SentenceTransformer
+
+    from retrieval.train import train_dense
+    config = TrainConfig(max_groups=32, max_length=48, epochs=1, learning_rate=3e-4, negatives=3, first_k=10)
+    info = train_dense(tiny_run.export.root, tmp_path / "dense", config, progress=False)
+    groups = [json.loads(line) for line in ModelFolder(tmp_path / "dense").training_data.read_text().splitlines()]
+    pairs = [g for g in groups if g["query_id"].endswith("~pair")]
+    assert pairs, "no twin pair group to leave out"
+    # a "~pair" group repeats its source group's positive and twin: one triple per other group
+    assert info["kind"] == "dense" and info["training"]["triples"] == len(groups) - len(pairs)
+    with quiet_loading():
+        model = SentenceTransformer(str(tmp_path / "dense"), device="cpu")
+    assert model.encode(["a question"]).shape == (1, 384)
