@@ -106,7 +106,11 @@ def _definite(evidence: dict[tuple[str, str, str], tuple[Evidence, ...]], labels
                 continue
             seen[s] += 1
             name = re.sub(r"^[Tt]he\s+", "", e.subject_mention)
-            written = name != e.subject_mention or _THE.search(e.sentence[:at]) is not None
+            # "The Tragedy of King Lear" names King Lear, but its "The" is the tragedy's (an "of" before the name);
+            # "The Strait" and "The Songhua or Sunghwa River" keep theirs
+            first = labels.get(s, "").split()[:1]
+            own = not re.search(r"\bof\b", name.split(first[0])[0] if first else "")
+            written = (name != e.subject_mention and own) or _THE.search(e.sentence[:at]) is not None
             the[s] += written and name[:1].isupper()
     return frozenset(n for n, count in the.items() if not re.match(r"(?:the|an?) ", labels.get(n, "the ").lower()) and (
         2 * count > seen[n] and labels[n][:1].isupper() or _PRIZE.search(labels[n])))  # "the 1988 Nobel Prize"

@@ -38,7 +38,7 @@ from pipeline.kg.nlp import lemma
 from pipeline.passages import recover_title
 from pipeline.resources import package_data
 
-VERSION = "reading-23"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-24"  # bump when the statements a passage yields change (the cache key)
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -49,6 +49,7 @@ _PREPOSITIONS = {"in", "at", "of", "for", "from", "to", "with", "into", "on", "u
 _NOUN_PREPOSITIONS = {"of", "in", "to", "for", "on"}
 PRIZE_WORDS = frozenset({"Prize", "Prizes", "Award", "Awards", "Medal", "Medals", "Trophy", "Trophies"})
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
+_PLACED = {"locate", "situate", "base"}  # participles that place the noun they follow
 _RELATIVE = {"who", "which", "that", "whom", "whose"}
 # degrees NER takes for names: "received her PhD"
 _NO_ENTITY = {"PhD", "Ph.D.", "Ph.D", "doctorate", "BSc", "MSc"}  # (MD, MA, BA are states and firms too)
@@ -631,7 +632,11 @@ class _Reader:
         if found:
             return found
         if verb.dep_ in ("acl", "relcl") and (verb.dep_ == "acl" or relative):
-            return self._noun_entity(verb.head)
+            head = verb.head
+            if verb.dep_ == "acl" and lemma(verb) in _PLACED and head.dep_ == "pobj" and head.tag_ == "NNP" \
+                    and head.head.lower_ == "of" and head.head.head.tag_ in ("NN", "NNS"):
+                head = head.head.head  # "a territory of the United States located in the South Pacific": the territory
+            return self._noun_entity(head)
         if verb.dep_ == "conj" and verb.head.tag_.startswith("VB"):
             return self._subjects(verb.head)
         if verb.dep_ in ("xcomp", "advcl") and verb.head.tag_.startswith("VB") and any(

@@ -579,3 +579,14 @@ def test_a_prize_category_of_several_words_is_whole():
     doc = load()("She won the Academy Award for Best Supporting Actress in 1950.")
     best = next(t.i for t in doc if t.text == "Best")
     assert _whole_name(Span(doc, 3, best + 1, label="ORG")).text == "Academy Award for Best Supporting Actress"
+
+
+def test_a_place_participle_after_of_a_name_places_the_noun_before_it():
+    # "a territory of the United States located in the South Pacific": the territory is there, not the country
+    found = {f[:3] for f in read("American Samoa", "American Samoa is an unincorporated territory of the United "
+                                                   "States located in the South Pacific Ocean, southeast of Samoa.")}
+    assert ("American Samoa", "locate in", "South Pacific Ocean") in found
+    assert not {f for f in found if f[0] == "United States" and f[1] == "locate in"}, found
+    # a participle after a bare name still places that name
+    found = {f[:3] for f in read("Lyon", "Lyon is a city in France. It lies near Geneva, a city located in Switzerland.")}
+    assert ("Geneva", "locate in", "Switzerland") in found, found

@@ -242,6 +242,12 @@ def test_a_name_the_passages_write_with_the_keeps_it():
     assert lower.named("g") == "Guitar"
     grounding = ground(kg, "1p", {"?x": "cp"}, ["founded_by"])
     assert all("the Conservative Party" in q for q in questions(kg, grounding))
+    # "The Tragedy of King Lear" names King Lear, but its "The" belongs to "Tragedy"
+    sentence = "The Tragedy of King Lear is a tragedy written by William Shakespeare."
+    evidence = (Evidence("p-lear", sentence, "The Tragedy of King Lear", "William Shakespeare"),)
+    lear = build_graph([Fact("lear", "created_by", "ws", ("p-lear",), evidence)],
+                       {"lear": "King Lear", "ws": "William Shakespeare"}, builtin_inverses())
+    assert lear.named("lear") == "King Lear"
 
 
 def test_a_question_names_the_class_its_logical_form_names():
