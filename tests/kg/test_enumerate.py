@@ -99,3 +99,34 @@ def test_the_second_pass_counts_no_pruned_grounding_twice(films, passages):
         assert counts[0] == counts[1], type_name
         counted += counts[0]
     assert counted > 0
+
+
+def test_a_3in_core_the_text_may_widen_is_kept_only_with_a_not_that_removes_the_rest():
+    # the text calls Dora a pianist and a teacher, which the graph does not hold: "the pianists that are
+    # teachers" may hold her, so a 3in over that core needs a NOT that surely removes her (composer), not
+    # one that may keep her (German)
+    from pipeline.kg.facts import Evidence, Fact
+    from pipeline.kg.generator import builtin_inverses
+    from pipeline.kg.graph import build_graph
+    from pipeline.kg.sample import Enumerator
+    texts = {"Ada": "Ada was a German pianist and teacher.", "Bea": "Bea was a French pianist and teacher.",
+             "Cleo": "Cleo was a German pianist, teacher and composer.",
+             "Dora": "Dora was a German pianist, teacher and composer.", "Eve": "Eve was a pianist.",
+             "Fay": "Fay was a teacher."}
+    stated = [("Ada", "pianist"), ("Ada", "teacher"), ("Bea", "pianist"), ("Bea", "teacher"), ("Cleo", "pianist"),
+              ("Cleo", "teacher"), ("Cleo", "composer"), ("Dora", "composer"),  # Dora's first two are not read
+              ("Eve", "pianist"), ("Fay", "teacher")]
+    facts = [Fact(p, "occupation", f"c:{c}", (p,), (Evidence(p, texts[p], p, c),)) for p, c in stated]
+    facts += [Fact(p, "nationality", f"n:{n}", (p,), (Evidence(p, texts[p], p, n),))
+              for p, n in (("Ada", "German"), ("Cleo", "German"), ("Bea", "French"))]
+    labels = {f.subject: f.subject for f in facts} | {f.object: f.object[2:] for f in facts}
+    kg = build_graph(facts, labels, builtin_inverses())
+    checker = CorpusCheck(kg, {p: Passage(p, p, t) for p, t in texts.items()})
+    assert "Dora" in checker.possible([("c:pianist", "occupation_of"), ("c:teacher", "occupation_of")])
+    enumerator = Enumerator(kg, plan_for("3in"), random.Random(3), 20, relation_weights(kg, {}), checker)
+    negated = set()
+    for grounding in enumerator.groundings():
+        item = make_item(kg, grounding, 1, texts, checker)
+        negated |= {t.object for t in item.triples if t.negated}
+        assert "Dora" not in item.answers
+    assert negated == {"composer"}
