@@ -157,6 +157,15 @@ def test_run_review_prints_the_collect_command() -> None:
     assert "next:" not in RunResult(Path("runs/x")).describe()
 
 
+def test_run_summary_shows_scores_to_four_places() -> None:
+    from pipeline.run import RunResult
+
+    done = RunResult(Path("runs/x"), counts={"evaluate": {"nDCG@10 bm25": 0.69, "nDCG@10 dense": 0.5561},
+                                             "generate": {"items": 669}})
+    assert "  evaluate: nDCG@10 bm25 0.6900, nDCG@10 dense 0.5561" in done.describe().splitlines()
+    assert "  generate: items 669" in done.describe().splitlines()
+
+
 REVIEW_FIXTURES = Path(__file__).parents[1] / "review" / "fixtures"
 
 
