@@ -116,11 +116,12 @@ def main() -> None:
     export = export_folder(args.export)
     rows = read_rows(export, "train")[:40]
     corpus = load_corpus(export.beir.corpus)
-    groups = build_groups(rows, corpus, retrieve_for(rows, corpus, 30))
+    negatives = TrainConfig().negatives  # the default training size
+    groups = build_groups(rows, corpus, retrieve_for(rows, corpus, 30), negatives=negatives)
     fp32 = training_speed(base_model_path(), groups, bf16=False)
     bf16 = training_speed(base_model_path(), groups, bf16=True)
-    print(f"training (listwise groups of 8, max_length {TrainConfig().max_length}): fp32 {fp32:.1f} examples/s, "
-          f"bf16 {bf16:.1f} examples/s = {bf16 / fp32:.2f}x ({load()})")
+    print(f"training (listwise groups of {1 + negatives}, max_length {TrainConfig().max_length}): "
+          f"fp32 {fp32:.1f} examples/s, bf16 {bf16:.1f} examples/s = {bf16 / fp32:.2f}x ({load()})")
 
     if args.full:
         config = Config().with_overrides({"evaluate.split": "dev", "evaluate.cache_dir": str(tmp / "cache")})

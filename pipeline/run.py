@@ -46,7 +46,7 @@ class RunResult:
             lines.append("  skipped, already done: " + ", ".join(self.skipped))
         for stage, counts in self.counts.items():
             shown = {k: v for k, v in counts.items() if not k.startswith("items ")}  # not per type
-            lines.append(f"  {stage}: " + ", ".join(f"{k} {_shown(v)}" for k, v in shown.items()))
+            lines.append(f"  {stage}: " + ", ".join(f"{k} {_shown(k, v)}" for k, v in shown.items()))
         if self.short:
             lines.append(f"  short types (usable of requested): {self.short}")
         if self.state != "Completed":
@@ -146,6 +146,6 @@ def api_errors() -> Iterator[None]:
                                  "run the same command again: finished stages are kept") from None
 
 
-def _shown(value: Any) -> str:
-    """A count as it is, a score to 4 places ("0.6900", not "0.69": scores line up across runs)."""
-    return f"{value:.4f}" if isinstance(value, float) else str(value)
+def _shown(key: str, value: Any) -> str:
+    """A score to 4 places ("0.6900", not "0.69": scores line up across runs), anything else as it is."""
+    return f"{value:.4f}" if key.startswith("nDCG") and isinstance(value, float) else str(value)

@@ -544,8 +544,8 @@ class CorpusCheck:
             return k < len(words) and shape.capital[k] and words[k].isalpha()
 
         opening = 1
-        while capital(opening) and shape.joined[opening]:  # the sentence's opening name, capitalised anyway
-            opening += 1
+        while words[0] not in self.lowered and capital(opening) and shape.joined[opening]:
+            opening += 1  # the rest of the name the sentence opens with (not after "The" or "In")
         runs, start = [], None
         for k in range(opening, len(words) + 1):
             if capital(k) and (start is None or shape.joined[k]):
@@ -561,8 +561,9 @@ class CorpusCheck:
         return runs
 
     def _unnamed_speaks(self, member: str, relation: str) -> bool:
-        """May the corpus state the relation of a member no node stands for? Only where another passage
-        than the one it was found in names it, in a sentence that may state the relation (a cue word)."""
+        """May the corpus state the relation of a member no node stands for? Only where two passages or more
+        write its name (not only the one it was found in) and a sentence naming it may state the relation
+        (a cue word)."""
         name = tuple(member.removeprefix(_UNNAMED).split(" "))
         naming: dict[str, bool] = {}  # passage -> a sentence of it naming the member may state the relation
         for index in sorted(set.intersection(*(self.postings.get(w, set()) for w in name))):

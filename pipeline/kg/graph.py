@@ -109,7 +109,8 @@ def _definite(evidence: dict[tuple[str, str, str], tuple[Evidence, ...]], labels
             # "The Tragedy of King Lear" names King Lear, but its "The" is the tragedy's (an "of" before the name);
             # "The Strait" and "The Songhua or Sunghwa River" keep theirs
             first = labels.get(s, "").split()[:1]
-            own = not re.search(r"\bof\b", name.split(first[0])[0] if first else "")
+            before = re.split(rf"\b{re.escape(first[0])}\b", name, maxsplit=1)[0] if first else ""
+            own = not re.search(r"\bof\b", before)
             written = (name != e.subject_mention and own) or _THE.search(e.sentence[:at]) is not None
             the[s] += written and name[:1].isupper()
     return frozenset(n for n, count in the.items() if not re.match(r"(?:the|an?) ", labels.get(n, "the ").lower()) and (

@@ -396,8 +396,9 @@ class Enumerator(Enumerating):
     combinations of them tried in a random order weighted like the walk; then the negation
     (3in) is drawn from the conditions of the core's members, or the projection (ip) from their
     relations. The corpus check's `possible(conditions)` (the entities that may meet all the anchored
-    conditions) turns down a core early when the corpus may hold a member the graph lacks; every
-    grounding still gets the full check of `_evaluate`, and its item every check of `make_item`.
+    conditions) turns down a core early when the corpus may hold a member the graph lacks (3in keeps it
+    only with a NOT that surely removes every such member); every grounding still gets the full check
+    of `_evaluate`, and its item every check of `make_item`.
     """
 
     COMBINATIONS = 400  # core combinations tried per member before the next member

@@ -131,18 +131,15 @@ class Verbalizer:
         template, name = self._template(self._rel(step))
         own = nouns(template["noun"])
         noun = noun or own
-        generic = False
         if x is None:
-            x, nested, x_many = self._source(step)
-            generic = nested and x_many and self._generic(step.child)
+            x, nested, x_many, whole = self._source_phrase(step)
         else:
             nested = x_many = True
+            whole = False
         text = self._pick(_text(template, key, nested, noun != own))
         if key != "term" and text.startswith(("{x}", "{one_x}", "{any_x}")):
             self.bare = False  # "occupations that Goya had": the answer is not the clause's subject
-        if generic:  # "the nationalities that cellists held", not "... that one of the cellists held"
-            x = x.removeprefix("the ")
-        return self._format(text, x, nested and x_many, noun, many, name, own, generic)
+        return self._format(text, x, nested and x_many, noun, many, name, own, whole)
 
     def _generic(self, node: str) -> bool:
         """Is the node's set all members of a class ("cellists", "Czech people"), said without "the"?"""
@@ -240,11 +237,15 @@ class Verbalizer:
         return len(self.positive.get(node, self.g.sets[node])) != 1
 
     # phrases ------------------------------------------------------------------------------
-    def _source(self, step: Step) -> tuple[str, bool, bool]:
-        """The phrase for the child's set, whether it is nested (not an anchor's name), its number."""
+    def _source_phrase(self, step: Step) -> tuple[str, bool, bool, bool]:
+        """The phrase for the child's set, whether it is nested (not an anchor's name), its number, and
+        whether it is a whole class, said without "the" ("the nationalities that cellists held", not
+        "... that one of the cellists held")."""
         if self.plan.is_anchor(step.child):
-            return self.kg.named(self.g.anchors[step.child]), False, False
-        return "the " + self.np(step.child, inner=True), True, self._many(step.child)
+            return self.kg.named(self.g.anchors[step.child]), False, False, False
+        many = self._many(step.child)
+        whole = many and self._generic(step.child)
+        return ("" if whole else "the ") + self.np(step.child, inner=True), True, many, whole
 
     def np(self, node: str, many: bool | None = None, inner: bool = False) -> str:
         """A noun phrase without article for the node's set, in its number (or `many`'s);
@@ -316,10 +317,8 @@ class Verbalizer:
         wording = self.rng.choice(_number(generic, many) + own)
         if "{np}" in wording:
             return wording.format(np=self.np(target), be=be)
-        x, nested, x_many = self._source(step)
-        generic = nested and x_many and self._generic(step.child)  # as in `_fill`
-        return self._format(wording, x.removeprefix("the ") if generic else x, nested and x_many, noun, many, name,
-                            nouns(template["noun"]), generic)
+        x, nested, x_many, whole = self._source_phrase(step)
+        return self._format(wording, x, nested and x_many, noun, many, name, nouns(template["noun"]), whole)
 
     # logical form -------------------------------------------------------------------------
     def lf(self, node: str) -> Expr:

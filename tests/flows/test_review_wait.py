@@ -161,9 +161,10 @@ def test_run_summary_shows_scores_to_four_places() -> None:
     from pipeline.run import RunResult
 
     done = RunResult(Path("runs/x"), counts={"evaluate": {"nDCG@10 bm25": 0.69, "nDCG@10 dense": 0.5561},
-                                             "generate": {"items": 669}})
+                                             "generate": {"items": 669}, "train": {"seconds": 312.4}})
     assert "  evaluate: nDCG@10 bm25 0.6900, nDCG@10 dense 0.5561" in done.describe().splitlines()
     assert "  generate: items 669" in done.describe().splitlines()
+    assert "  train: seconds 312.4" in done.describe().splitlines()
 
 
 REVIEW_FIXTURES = Path(__file__).parents[1] / "review" / "fixtures"

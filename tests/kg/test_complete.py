@@ -493,3 +493,16 @@ def test_a_sentence_s_opening_name_is_no_unknown_name():
     checker = check(texts, [("Ibadan", "instance_of", "city", "Ibadan", texts["Ibadan"])])
     index = checker.by_passage["Ogun Waterside"][0]
     assert checker._unknown_names(index) == []  # not "Waterside Township", the tail of the opening name
+
+
+@pytest.mark.parametrize("sentence, unknown", [
+    ("The Oyo State capital is Ibadan.", [("oyo", "state")]),  # a sentence opening with "The" names no one
+    ("In Oyo State the capital is Ibadan.", [("oyo", "state")]),
+    ("Ibadan grew in July under German traders.", []),  # a month, a listed demonym
+    ("Ibadan grew in Blessed times.", []),  # a common word, written in lower case elsewhere
+])
+def test_unknown_names_are_names(sentence, unknown):
+    texts = {"Ibadan": "Ibadan is a blessed city in the south.", "Other": sentence}
+    checker = check(texts, [("Ibadan", "instance_of", "city", "Ibadan", texts["Ibadan"])])
+    index = checker.by_passage["Other"][0]
+    assert [run for _, run in checker._unknown_names(index)] == unknown

@@ -332,8 +332,9 @@ def test_a_demonym_makes_no_person(tmp_path):
     ("pipeline.kg.judge", ["sample", "/nope/items.jsonl", "--passages", "sample", "--out", "x.jsonl"]),
     ("pipeline.kg.precision", ["sample", "--source", "/nope/passages.jsonl", "--out", "x.jsonl"]),
 ])
-def test_judging_tools_name_a_missing_file_in_one_line(module, argv, monkeypatch, capsys):
+def test_judging_tools_name_a_missing_file_in_one_line(module, argv, monkeypatch, capsys, tmp_path):
     import importlib
+    monkeypatch.chdir(tmp_path)  # --out x.jsonl is written nowhere else
     monkeypatch.setattr("sys.argv", [module, *argv])
     with pytest.raises(SystemExit) as stop:
         importlib.import_module(module).main()

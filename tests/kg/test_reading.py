@@ -587,7 +587,7 @@ def test_a_place_participle_after_of_a_name_places_the_noun_before_it():
                                                    "States located in the South Pacific Ocean, southeast of Samoa.")}
     assert ("American Samoa", "locate in", "South Pacific Ocean") in found
     assert not {f for f in found if f[0] == "United States" and f[1] == "locate in"}, found
-    # a participle after a bare name still places that name
+    # a participle after a common noun places what the noun stands for
     text = "Lyon is a city in France. It lies near Geneva, a city located in Switzerland."
     found = {f[:3] for f in read("Lyon", text)}
     assert ("Geneva", "locate in", "Switzerland") in found, found

@@ -248,6 +248,13 @@ def test_a_name_the_passages_write_with_the_keeps_it():
     lear = build_graph([Fact("lear", "created_by", "ws", ("p-lear",), evidence)],
                        {"lear": "King Lear", "ws": "William Shakespeare"}, builtin_inverses())
     assert lear.named("lear") == "King Lear"
+    # a "The" of the name's own counts, said in full or shortened: "The Strait" is the Bering Strait's
+    sentences = ["The Bering Strait is a strait of the Pacific.", "The Strait is named after Vitus Bering."]
+    evidence = tuple(Evidence("p-b", text, mention, "Vitus Bering")
+                     for text, mention in zip(sentences, ("The Bering Strait", "The Strait"), strict=True))
+    strait = build_graph([Fact("bs", "named_after", "vb", ("p-b",), evidence)],
+                         {"bs": "Bering Strait", "vb": "Vitus Bering"}, builtin_inverses())
+    assert strait.named("bs") == "the Bering Strait"
 
 
 def test_a_question_names_the_class_its_logical_form_names():
