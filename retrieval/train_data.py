@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline.config import TrainConfig
 from pipeline.errors import ComlqError
 from pipeline.kg.verbalize import plural
 from pipeline.runfolder import ExportFolder, RunFolder
@@ -106,7 +107,8 @@ def passage_twin(row: dict[str, Any], text: str) -> tuple[str, str] | None:
 
 
 def build_groups(rows: Sequence[dict[str, Any]], corpus: Corpus, retrieved: dict[str, list[str]],
-                 kinds: Iterable[str] = KINDS, negatives: int = 4, seed: int = 13) -> list[Group]:
+                 kinds: Iterable[str] = KINDS, negatives: int = TrainConfig.negatives,
+                 seed: int = 13) -> list[Group]:
     """One group per (item, positive passage), plus the twin pairs; deterministic for a seed.
 
     retrieved: item id -> the first stage's ranking of passage ids (best first).

@@ -151,12 +151,13 @@ _DIRECTIONS = frozenset(_DIRECTION.values()) | {"central"}
 _MONTHS = frozenset(("january", "february", "march", "april", "may", "june", "july", "august", "september",
                      "october", "november", "december"))
 
+_COPULAS = frozenset(map(_normal, "is are was were be been being became become becomes remained as".split()))
+
 
 @cache
 def _not_names() -> frozenset[tuple[str, ...]]:
-    """Capitalised runs that name no entity a set could hold: months and demonyms ("In July", "Libyan")."""
+    """Capitalised runs that name no entity a set could hold: months and listed demonyms ("In July", "German")."""
     return frozenset({(m,) for m in _MONTHS} | {tuple(tokens(d)) for d in vocabulary()["demonyms"]})
-_COPULAS = frozenset(map(_normal, "is are was were be been being became become becomes remained as".split()))
 
 
 class CorpusCheck:

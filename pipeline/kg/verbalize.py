@@ -149,11 +149,11 @@ class Verbalizer:
         return self.plan.is_anchor(step.child) and self._rel(step) in (*MEMBERS.values(), "nationality_of")
 
     def _format(self, text: str, x: str, x_many: bool, noun: tuple[str, str], many: bool, relation: str,
-                own: tuple[str, str], generic: bool = False) -> str:
-        """Fill in the placeholders described in prompts/kg/relations.yaml (`generic`: X is all members
+                own: tuple[str, str], whole: bool = False) -> str:
+        """Fill in the placeholders described in prompts/kg/relations.yaml (`whole`: X is all members
         of a class, said without "one of")."""
-        some = ("one of " + x, "any of " + x) if x_many and not generic else (x, x)
-        if generic:  # the templates' "{one_x} was born" agrees with "one of ...": "Czech people were born"
+        some = ("one of " + x, "any of " + x) if x_many and not whole else (x, x)
+        if whole:  # the templates' "{one_x} was born" agrees with "one of ...": "Czech people were born"
             text = re.sub(r"(\{(?:one|any)_x\}) (is|was|belongs)\b", lambda m: f"{m[1]} {_PLURAL_VERBS[m[2]]}", text)
         return text.format(
             x=x, one_x=some[0], any_x=some[1], relation=relation.replace("_", " "), own=own[many],
