@@ -20,7 +20,9 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from pipeline.kg import nlp
-from pipeline.kg.reading import VERSION, read_docs, title_and_body, vocabulary_digest
+from pipeline.kg.lexicon import vocabulary_digest
+from pipeline.kg.mentions import title_and_body
+from pipeline.kg.reading import VERSION, read_docs
 from pipeline.records import Passage
 
 log = logging.getLogger(__name__)

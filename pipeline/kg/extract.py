@@ -40,9 +40,11 @@ from dataclasses import dataclass
 from functools import cache
 
 from pipeline.kg.cache import ReadingCache, read_passages
-from pipeline.kg.complete import spelled, tokens
 from pipeline.kg.facts import Evidence, Extraction, Fact
-from pipeline.kg.reading import CLASS_LISTS, SELF, Statement, bare_title, vocabulary
+from pipeline.kg.index import tokens
+from pipeline.kg.lexicon import CLASS_LISTS, spelled, vocabulary
+from pipeline.kg.mentions import SELF, bare_title
+from pipeline.kg.reading import Statement
 from pipeline.records import Passage
 
 CLASS_RELATIONS = {"PERSON": "occupation"}  # the class relation of a type; every other type: instance_of

@@ -23,10 +23,11 @@ from pipeline.generator import BaseGenerator, GenerationResult
 from pipeline.itemchecks import answers_in_question, banned_words, check_witnesses
 from pipeline.kg.cache import ReadingCache, read_passages
 from pipeline.kg.complete import CorpusCheck
+from pipeline.kg.enumerators import ChainEnumerator, Enumerating, Enumerator
 from pipeline.kg.extract import extract
 from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
 from pipeline.kg.query import branch_passages, partial_passages, plan_for, traversal, witness_triples
-from pipeline.kg.sample import ChainEnumerator, Enumerating, Enumerator, Grounding, Reject, Sampler
+from pipeline.kg.sample import Grounding, Reject, Sampler
 from pipeline.kg.verbalize import MEMBERS, Verbalizer, templates
 from pipeline.progress import Progress
 from pipeline.querytypes import check_triples, get_type, matches, query_graph, renames_pattern

@@ -24,8 +24,8 @@ from functools import cache
 import yaml
 
 from pipeline.kg.graph import KnowledgeGraph
+from pipeline.kg.lexicon import vocabulary
 from pipeline.kg.query import Step, evaluate, traversal
-from pipeline.kg.reading import vocabulary
 from pipeline.kg.sample import Grounding, Reject
 from pipeline.resources import read_prompt
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.kg.complete import CorpusCheck, tokens
+from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.facts import Evidence, Fact
 from pipeline.kg.generator import builtin_inverses
 from pipeline.kg.graph import build_graph
+from pipeline.kg.index import tokens
 from pipeline.kg.query import evaluate, plan_for
 from pipeline.records import Passage
 
@@ -390,13 +391,14 @@ def test_a_long_list_of_classes_after_its_copula_is_read():
 
 
 def test_an_initial_ends_no_sentence():
-    from pipeline.kg.complete import sentences
+    from pipeline.kg.index import sentences
     assert sentences("Riley B. King, known as B. B. King, was a guitarist. He was born in 1925.") == [
         "Riley B. King, known as B. B. King, was a guitarist.", "He was born in 1925."]
 
 
 def test_a_class_form_is_no_name_spelling():
-    from pipeline.kg.complete import narrower, spelled, tokens
+    from pipeline.kg.index import tokens
+    from pipeline.kg.lexicon import narrower, spelled
     assert spelled("actress") == "actor" and "actress" in narrower("actor")  # one class, read in either form
     assert tokens("Academy Award for Best Actress") != tokens("Academy Award for Best Actor")  # two names
 

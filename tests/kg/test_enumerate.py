@@ -7,9 +7,10 @@ import random
 import pytest
 
 from pipeline.kg.complete import CorpusCheck
+from pipeline.kg.enumerators import ChainEnumerator
 from pipeline.kg.generator import make_item, relation_weights
 from pipeline.kg.query import plan_for
-from pipeline.kg.sample import ChainEnumerator, Reject
+from pipeline.kg.sample import Reject
 from pipeline.records import Passage
 
 UNLIMITED = 10**6
@@ -105,10 +106,10 @@ def test_a_3in_core_the_text_may_widen_is_kept_only_with_a_not_that_removes_the_
     # the text calls Dora a pianist and a teacher, which the graph does not hold: "the pianists that are
     # teachers" may hold her, so a 3in over that core needs a NOT that surely removes her (composer), not
     # one that may keep her (German)
+    from pipeline.kg.enumerators import Enumerator
     from pipeline.kg.facts import Evidence, Fact
     from pipeline.kg.generator import builtin_inverses
     from pipeline.kg.graph import build_graph
-    from pipeline.kg.sample import Enumerator
     texts = {"Ada": "Ada was a German pianist and teacher.", "Bea": "Bea was a French pianist and teacher.",
              "Cleo": "Cleo was a German pianist, teacher and composer.",
              "Dora": "Dora was a German pianist, teacher and composer.", "Eve": "Eve was a pianist.",

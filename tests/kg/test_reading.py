@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline.kg.mentions import title_and_body, year_value
 from pipeline.kg.nlp import load
-from pipeline.kg.reading import read_docs, title_and_body, year_value
+from pipeline.kg.reading import read_docs
 from pipeline.passages import recover_title
 
 
@@ -575,7 +576,7 @@ def test_a_prize_category_of_several_words_is_whole():
     # NER may stop at "Best" before a category of several words; the name runs to its last capitalised word
     from spacy.tokens import Span
 
-    from pipeline.kg.reading import _whole_name
+    from pipeline.kg.mentions import _whole_name
     doc = load()("She won the Academy Award for Best Supporting Actress in 1950.")
     best = next(t.i for t in doc if t.text == "Best")
     assert _whole_name(Span(doc, 3, best + 1, label="ORG")).text == "Academy Award for Best Supporting Actress"

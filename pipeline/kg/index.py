@@ -1,0 +1,482 @@
+"""Where the corpus text names each node: an index of every sentence's words, and how the graph's
+evidence words each relation.
+
+The corpus check (`complete.py`) asks this index which sentences name an entity and which may state a
+relation, so that no sentence is missed (unlike a top-k search). Names of an entity are its label,
+every way an evidence sentence names it and, for a century or a decade, its years; names are matched
+on normalised words (no accents, "Southeastern" = "Southeast", no plural -s), a proper name only where
+it is written with its capital. Cue words of a relation are the few words (prepositions included,
+capitalised words not) that stand between the two mentions of nearly every one of its evidence
+sentences; a relation without such words has none, and every sentence naming the anchor is read. A
+passage's entity is its own node, else the node of its title, else the node its statements name that
+shares a word with its title.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_left
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from functools import cache
+
+from pipeline.kg.graph import KnowledgeGraph
+from pipeline.kg.lexicon import classes, narrower, vocabulary
+from pipeline.records import Passage
+
+# a sentence ends at . ! ? before a capital or digit, but not after an initial ("Riley B. King")
+_SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-HJ-UWYZ]\.)\s+(?=[\"'(\[]?[A-Z0-9])")  # "World War I. He" ends
+
+
+_TOKEN = re.compile(r"\w+")
+
+
+# articles, copulas, pronouns: never a relation's cue (prepositions may be: "in" is located_in's)
+_STOP_WORDS = """a an the and or as is are was were be been being has have had
+that which who whom whose this these those it its his her their he she they also one first""".split()
+
+
+CUE_COVER = 0.9  # cue words are used only when they stand between the mentions of this share of statements
+
+
+MAX_CUES = 8  # at most this many cue words per relation; a relation needing more has none (any sentence counts)
+
+
+MAX_GAP = 8  # words between the mentions of one statement, at most, for its cue words to count
+
+
+MIN_ORDERED = 3  # statements a relation needs before the order of its mentions is read as its direction
+
+
+# "Southeast Europe" and "Southeastern Europe" name one region
+_DIRECTION = {f"{d}ern": d for d in ("north", "south", "east", "west", "northeast", "northwest", "southeast",
+                                     "southwest")}
+
+
+def sentences(text: str) -> list[str]:
+    return _SENTENCE.split(text)
+
+
+def tokens(text: str) -> list[str]:
+    """Words normalised so that variants of a name match: no accents, "-ern" directions, American
+    spelling ("draughtsman" = "draftsman"), no plural -s."""
+    plain = unicodedata.normalize("NFKD", text.lower())
+    plain = "".join(c for c in plain if not unicodedata.combining(c))
+    return [_normal(w) for w in _TOKEN.findall(plain)]
+
+
+def _normal(word: str) -> str:
+    word = _DIRECTION.get(word, word)
+    word = classes()["spellings"].get(word, word)
+    if len(word) > 3 and word.isalpha() and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+_STOP = frozenset(map(_normal, _STOP_WORDS))  # as tokens() gives them ("this" -> "thi")
+
+
+_DIRECTIONS = frozenset(_DIRECTION.values()) | {"central"}
+
+
+_MONTHS = frozenset(("january", "february", "march", "april", "may", "june", "july", "august", "september",
+                     "october", "november", "december"))
+
+
+_COPULAS = frozenset(map(_normal, "is are was were be been being became become becomes remained as".split()))
+
+
+@cache
+def _not_names() -> frozenset[tuple[str, ...]]:
+    """Capitalised runs that name no entity a set could hold: months and listed demonyms ("In July", "German")."""
+    return frozenset({(m,) for m in _MONTHS} | {tuple(tokens(d)) for d in vocabulary()["demonyms"]})
+
+
+class CorpusIndex:
+    """Where the corpus's sentences name each node of the graph, and how the graph's evidence words each relation."""
+
+    def __init__(self, kg: KnowledgeGraph, passages: dict[str, Passage]):
+        self.kg, self.passages = kg, passages
+        self.sentences: list[tuple[str, tuple[str, ...]]] = []  # (passage id, the sentence's tokens)
+        self.shapes: list[_Shape | None] = []  # per sentence, which tokens are capitalised / joined to the previous
+        self.lowered: set[str] = set()  # tokens written in lower case somewhere: common words, not name parts
+        self.postings: dict[str, set[int]] = defaultdict(set)  # token -> sentences
+        self.by_passage: dict[str, list[int]] = defaultdict(list)
+        self._index(passages)
+        self.names: dict[str, set[tuple[str, ...]]] = defaultdict(set)  # node -> its names, as token tuples
+        self._cases: dict[tuple[str, ...], set[bool]] = defaultdict(set)  # name -> written with a capital?
+        stated = self._read_statements(kg)  # passage -> the subjects of its statements
+        for node, label in kg.labels.items():
+            name = tuple(tokens(label))
+            if _is_class(label):  # a class is named by its whole phrase: "designer" alone is no "fashion designer"
+                self.names[node] = {n for n in self.names[node] if n[-len(name):] == name}
+            self.names[node].add(name)
+            self._cases[name].add(label[:1].isupper())
+            self.names[node] |= _date_names(label)
+        # names only ever written with a capital: in lower case they are other words ("a strong critic" is
+        # no William Duncan Strong)
+        self.proper = frozenset(n for n, cases in self._cases.items() if cases == {True})
+        # the entity a passage is about: the passage's own node, else the node labelled with its title, else
+        # the node sharing a word with the title that its statements name most ("Lewis" in "Carl Lewis")
+        by_label = {label: node for node, label in sorted(kg.labels.items(), reverse=True)}
+        self.entity_of = {pid: pid if pid in kg.labels else by_label.get(p.title) or _titled(p.title, stated[pid], kg)
+                          or pid for pid, p in passages.items()}
+        self.passages_of: dict[str, list[str]] = defaultdict(list)
+        self.stated_in: dict[str, list[str]] = defaultdict(list)
+        for pid, entity in sorted(self.entity_of.items()):
+            self.passages_of[entity].append(pid)
+        # an entity without a passage of its own is read in the passages whose statements name it as subject
+        for pid, named in sorted(stated.items()):
+            for node in named:
+                if node not in self.passages_of and pid in passages:
+                    self.stated_in[node].append(pid)
+        self.with_passage = frozenset(self.passages_of)
+        self.entity_at = [self.entity_of[pid] for pid, _ in self.sentences]  # per sentence: its passage's entity
+        # every node's names: the one-word ones, and the lengths of the longer ones each first two words begin
+        # (see `_named_in`; by two words, since "the" alone begins names of ten lengths)
+        self.all_names = frozenset(n for names in self.names.values() for n in names if n)
+        self._one_word = frozenset(n[0] for n in self.all_names if len(n) == 1)
+        lengths: dict[tuple[str, ...], set[int]] = defaultdict(set)
+        for name in self.all_names:
+            if len(name) > 1:
+                lengths[name[:2]].add(len(name))
+        self._lengths = {head: tuple(sorted(ns)) for head, ns in lengths.items()}
+        self._heads = frozenset(head[0] for head in self._lengths)  # the first words of the longer names
+        # caches that do not depend on use_classes (shared with CorpusCheck.without_classes())
+        self._mentioned: dict[int, tuple[tuple[int, tuple[str, ...]], ...]] = {}  # see _named_in
+        self._occurrences: dict[tuple[str, ...], dict[int, list[int]]] = {}  # see _occurring
+        self._cued_in: dict[str, frozenset[int]] = {}  # relation -> the sentences using one of its cue words
+        self._words: list[str] = []  # the corpus's words, sorted (those beginning with a cue stand together)
+        self._name_parts: frozenset[tuple[str, ...]] = frozenset()  # see _unknown_names
+        self._by_name: dict[tuple[str, ...], frozenset[str]] = {}  # see _nodes_named
+        self._sentences_of: dict[str, frozenset[int]] = {}  # see _read_for
+        # caches that depend on use_classes
+        self._names_of: dict[str, frozenset[tuple[str, ...]]] = {}  # node -> _all_names
+        self._named: dict[str, dict[int, list[int]]] = {}  # node -> sentence -> where it names the node
+        self._at: dict[tuple[int, str], list[int]] = {}  # see _where
+        self.use_classes = True  # a class is named by its narrower classes too (classes.yaml)
+
+    def _index(self, passages: dict[str, Passage]) -> None:
+        """Every sentence of the corpus: its tokens, how it writes them, and an index of its words."""
+        for pid in sorted(passages):
+            for sentence in sentences(passages[pid].text):
+                words = tuple(tokens(sentence))
+                index = len(self.sentences)
+                self.sentences.append((pid, words))
+                shape = _shape(sentence, len(words))
+                self.shapes.append(shape)
+                if shape:
+                    self.lowered |= {w for w, cap in zip(words, shape.capital, strict=True) if not cap}
+                self.by_passage[pid].append(index)
+                for word in set(words):
+                    self.postings[word].add(index)
+
+    def _read_statements(self, kg: KnowledgeGraph) -> dict[str, Counter[str]]:
+        """How the graph's evidence words each relation (names, cues, direction, copula); returns the
+        subjects each passage's statements name."""
+        gaps: dict[str, list[frozenset[str]]] = defaultdict(list)  # relation -> words between, per statement
+        order: dict[str, Counter[bool]] = defaultdict(Counter)  # relation -> subject named first?, per statement
+        copular: dict[str, Counter[bool]] = defaultdict(Counter)  # relation -> a copula between?, per statement
+        stated: dict[str, Counter[str]] = defaultdict(Counter)
+        for (s, relation, o), evidence in kg.evidence.items():
+            for e in evidence:
+                stated[e.passage][s] += 1
+                for node, mention in ((s, e.subject_mention), (o, e.object_mention)):
+                    self.names[node].add(name := tuple(tokens(mention)))
+                    self._cases[name].add(mention[:1].isupper())
+                words = _gap(e.sentence, e.subject_mention, e.object_mention)
+                if words is not None:  # a gap not read (mentions far apart or not found) says nothing of cues
+                    gaps[relation].append(frozenset(_content(words)))
+                    copular[relation][bool(_COPULAS & set(tokens(" ".join(words))))] += 1
+                i, j = e.sentence.find(e.subject_mention), e.sentence.find(e.object_mention)
+                if 0 <= i != j >= 0:
+                    order[relation][i < j] += 1
+        self.cues = {r: _cues(statements) for r, statements in gaps.items()}
+        # a relation whose statements name the subject first (or last) nearly always is read that way only:
+        # "Aleppo is a city in northern Syria" says Aleppo lies in Syria, not Syria in Aleppo
+        self.direction = {r: (1 if c[True] >= CUE_COVER * total else -1 if c[False] >= CUE_COVER * total else 0)
+                          for r, c in order.items() if (total := c.total()) >= MIN_ORDERED}
+        # a class relation stated by a copula ("X is a Y", "served as Y") nearly always is read that way only:
+        # "Blues has incorporated work songs" and "a style of painting" say no class of their subject
+        self.copular = frozenset(r for r, c in copular.items() if c.total() >= MIN_ORDERED and c[True] >= CUE_COVER
+                                 * c.total() and _classes_share(kg, r) >= CUE_COVER)
+        return stated
+
+    def _naming(self, node: str) -> dict[int, list[int]]:
+        """The sentences that name the node (all tokens of one of its names, in a row), each with the token
+        positions where it does (`_where`)."""
+        if node not in self._named:
+            self._named[node] = self._find_naming(node)
+        return self._named[node]
+
+    def _all_names(self, node: str) -> frozenset[tuple[str, ...]]:
+        """The node's names; a class is named by its narrower classes too: "a Swedish chemist" may be a
+        member of "Swedish scientists". Cached: asked for every sentence read."""
+        if node not in self._names_of:
+            label = self.kg.labels.get(node, "")
+            wider = {tuple(tokens(c)) for c in narrower(label)} if self.use_classes and label.islower() else set()
+            self._names_of[node] = frozenset(n for n in self.names.get(node, set()) | wider if n)
+        return self._names_of[node]
+
+    def _find_naming(self, node: str) -> dict[int, list[int]]:
+        names = self._all_names(node)
+        if len(names) == 1:  # one name: its occurrences as they are (positions ascending, as merged ones)
+            return self._occurring(next(iter(names)))
+        found: dict[int, set[int]] = defaultdict(set)
+        for name in names:
+            for i, where in self._occurring(name).items():
+                found[i].update(where)
+        return {i: sorted(where) for i, where in found.items()}
+
+    def _occurring(self, name: tuple[str, ...]) -> dict[int, list[int]]:
+        """Every sentence naming `name` as a whole, with where; the sentences holding all its words are read.
+        Cached by name: the classes of classes.yaml are names of many nodes' (their broader classes')."""
+        if name not in self._occurrences:
+            candidates = set.intersection(*(self.postings.get(t, set()) for t in name))
+            self._occurrences[name] = {i: where for i in candidates if (where := self._mentions(i, name))}
+        return self._occurrences[name]
+
+    def _named_in(self, index: int) -> tuple[tuple[int, tuple[str, ...]], ...]:
+        """Every whole mention (position, name) in the sentence of a name of any node (`all_names`)."""
+        if index not in self._mentioned:
+            words, found = self.sentences[index][1], []
+            one_word, heads, lengths, all_names = self._one_word, self._heads, self._lengths, self.all_names
+            for k, word in enumerate(words):
+                if word in one_word and self._whole(index, k, 1):
+                    found.append((k, (word,)))
+                if word in heads:  # most words begin no longer name: no slice built for them
+                    for n in lengths.get(words[k:k + 2], ()):
+                        if words[k:k + n] in all_names and self._whole(index, k, n):
+                            found.append((k, words[k:k + n]))
+            self._mentioned[index] = tuple(found)
+        return self._mentioned[index]
+
+    def _mentions(self, index: int, name: tuple[str, ...]) -> list[int]:
+        """Where the sentence names `name` (not empty) as a whole: not as part of a longer name ("Ernst"
+        in "Ernst Haeckel" is not Max Ernst, "Aleppo" in "the Aleppo Governorate" not the city)."""
+        if index not in self.postings.get(name[0], ()):  # most names are not in the sentence
+            return []
+        words, n, found = self.sentences[index][1], len(name), []
+        k = words.index(name[0])  # tuple.index jumps to each occurrence of the first word (C, not a Python loop)
+        while True:
+            if words[k:k + n] == name and self._whole(index, k, n):
+                found.append(k)
+            try:
+                k = words.index(name[0], k + 1)
+            except ValueError:
+                return found
+
+    def _whole(self, index: int, k: int, n: int) -> bool:
+        """Is the mention of n tokens at k a whole name, not part of a longer one (see `_mentions`), and
+        written as the name is (a proper name with its capital)?"""
+        shape = self.shapes[index]
+        if shape is None:
+            return True
+        if not shape.capital[k]:
+            return self.sentences[index][1][k:k + n] not in self.proper
+        return not (self._name_part(index, k - 1, before=True) or self._name_part(index, k + n, before=False))
+
+    def _name_part(self, index: int, k: int, before: bool) -> bool:
+        """Is token k a capitalised word joined to the mention next to it (a part of a longer name)? A
+        sentence's first word is capitalised anyway: it is a name part only if the corpus never writes
+        it in lower case; a direction before a place ("northern Syria") is no part of its name."""
+        words, shape = self.sentences[index][1], self.shapes[index]
+        if not 0 <= k < len(words) or shape is None or not shape.capital[k]:
+            return False
+        if not shape.joined[k + 1 if before else k]:
+            return False
+        if before and words[k] in _DIRECTIONS:
+            return False
+        return k > 0 or words[k] not in self.lowered
+
+    def _where(self, index: int, node: str) -> list[int]:
+        """The token positions where the sentence names the node as a whole: from `_naming` once it has
+        been asked of the node (it finds them for every sentence naming one of its names), else from the
+        sentence's mentions of node names (`_named_in`) when those include all the node's names, else read."""
+        if node in self._named:
+            return self._named[node].get(index, [])
+        key = (index, node)  # cached: a passage's entity is looked for in each of its sentences, again and again
+        if key not in self._at:
+            names = self._all_names(node)
+            if names <= self.all_names:
+                self._at[key] = sorted({k for k, name in self._named_in(index) if name in names})
+            else:
+                self._at[key] = sorted({k for name in names for k in self._mentions(index, name)})
+        return self._at[key]
+
+    def _ordered(self, index: int, relation: str, subject: list[int], obj: list[int]) -> bool:
+        """May the sentence, naming the subject at `subject` and the object at `obj`, state (subject,
+        relation, object), by the order of the relation's statements and, for a copular class relation,
+        a copula between the two and no "of" just before the later? (-1: not named, the sentence's topic.)"""
+        way = self.direction.get(relation, 0)
+        words = self.sentences[index][1]
+        for s in subject:
+            for o in obj:
+                if s == o or (way and (s < o) != (way > 0)):
+                    continue
+                if relation not in self.copular:
+                    return True
+                first, last = min(s, o), max(s, o)
+                # anywhere between: a long list of classes follows its copula ("was a polymath whose
+                # interests ranged through those of mathematician, physician, ... philosopher")
+                if _COPULAS & set(words[first + 1:last]) and words[last - 1] != "of":
+                    return True
+        return False
+
+    def _cued(self, index: int, relation: str) -> bool:
+        cued = self._cued_sentences(relation)
+        return cued is None or index in cued
+
+    def _cued_sentences(self, relation: str) -> frozenset[int] | None:
+        """The sentences using a cue word of the relation, None for a relation without cue words (any
+        sentence may state it). A word cued as it begins counts ("bordered" for "border"): reading more
+        sentences is the safe side. Found once per relation in the sorted words and their postings."""
+        cues = self.cues.get(relation)
+        if not cues:
+            return None
+        if relation not in self._cued_in:
+            if not self._words:
+                self._words = sorted(self.postings)
+            found: set[int] = set()
+            for cue in cues:
+                at = bisect_left(self._words, cue)
+                while at < len(self._words) and self._words[at].startswith(cue):
+                    found |= self.postings[self._words[at]]
+                    at += 1
+            self._cued_in[relation] = frozenset(found)
+        return self._cued_in[relation]
+
+    def _nodes_named(self) -> dict[tuple[str, ...], frozenset[str]]:
+        """Every node by each of its names (built once)."""
+        if not self._by_name:
+            by_name: dict[tuple[str, ...], set[str]] = defaultdict(set)
+            for node, names in self.names.items():
+                for name in names:
+                    by_name[name].add(node)
+            self._by_name = {name: frozenset(nodes) for name, nodes in by_name.items()}
+        return self._by_name
+
+    def _unknown_names(self, index: int) -> list[tuple[int, tuple[str, ...]]]:
+        """(position, words) of each run of capitalised words in the sentence, but its opening one, that is
+        not part of a node's name ("Kubrick" of Stanley Kubrick) and holds no proper name of one (a class
+        word inside it does not count: "Oyo State" is unknown though "state" is a class)."""
+        shape, words = self.shapes[index], self.sentences[index][1]
+        if shape is None:
+            return []
+        if not self._name_parts:
+            self._name_parts = frozenset(n[i:j] for n in self.all_names for i in range(len(n))
+                                         for j in range(i + 1, len(n) + 1))
+
+        def capital(k: int) -> bool:
+            return k < len(words) and shape.capital[k] and words[k].isalpha()
+
+        opening = 1
+        while words[0] not in self.lowered and capital(opening) and shape.joined[opening]:
+            opening += 1  # the rest of the name the sentence opens with (not after "The" or "In")
+        runs, start = [], None
+        for k in range(opening, len(words) + 1):
+            if capital(k) and (start is None or shape.joined[k]):
+                start = k if start is None else start
+                continue
+            if start is not None:
+                run = words[start:k]
+                common = len(run) == 1 and run[0] in self.lowered  # "Blessed", "Prudent": a word, capitalised
+                if not common and run not in _not_names() and run not in self._name_parts and not any(
+                        run[i:j] in self.proper for i in range(len(run)) for j in range(i + 1, len(run) + 1)):
+                    runs.append((start, run))
+            start = k if capital(k) else None
+        return runs
+
+    def _read_for(self, answer: str) -> frozenset[int]:
+        """The sentences of the answer's own passages, else of the passages stating something of it."""
+        if answer not in self._sentences_of:
+            own = self.passages_of.get(answer) or self.stated_in.get(answer, ())
+            self._sentences_of[answer] = frozenset(i for pid in own for i in self.by_passage[pid])
+        return self._sentences_of[answer]
+
+
+def _titled(title: str, stated: Counter[str], kg: KnowledgeGraph) -> str | None:
+    """The node named most in a passage's statements whose label shares a word with the passage's title."""
+    words = set(tokens(title)) - _STOP
+    named = [n for n in stated if words & set(tokens(kg.labels.get(n, "")))]
+    return min(named, key=lambda n: (-stated[n], n)) if named else None
+
+
+def _date_names(label: str) -> set[tuple[str, ...]]:
+    """The years (and decades) that name a century or a decade value: the extractor reads "built in
+    1967" as the 20th century, so a sentence with any of its years may state a fact about it."""
+    if match := re.fullmatch(r"(\d+)(?:st|nd|rd|th) century( BC)?", label):
+        n, bc = int(match.group(1)), bool(match.group(2))
+        years = range((n - 1) * 100 + 1, n * 100 + 1)
+        if bc:
+            return {(str(y), "bc") for y in years}
+        return {(str(y),) for y in years} | {(f"{d}0s",) for d in range((n - 1) * 10, n * 10)}
+    if match := re.fullmatch(r"(\d+)0s", label):
+        return {(f"{match.group(1)}{k}",) for k in range(10)}
+    return set()
+
+
+def _cues(statements: list[frozenset[str]]) -> frozenset[str]:
+    """The few words that stand between the mentions of nearly every statement of a relation, or none.
+
+    A cue set that covers only some statements would let the check skip sentences worded like the
+    others ("Fauré was a French pianist" when most pianists are "American"), so a relation whose
+    statements share no such few words gets no cues: every sentence naming the anchor is read.
+    """
+    chosen: set[str] = set()
+    left = list(statements)
+    while len(left) > (1 - CUE_COVER) * len(statements) and len(chosen) < MAX_CUES:
+        counts = Counter(w for s in left for w in s)
+        if not counts:
+            break
+        word = min(counts, key=lambda w: (-counts[w], w))
+        chosen.add(word)
+        left = [s for s in left if word not in s]
+    return frozenset(chosen) if len(left) <= (1 - CUE_COVER) * len(statements) else frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    capital: tuple[bool, ...]  # the token is written with a capital
+    joined: tuple[bool, ...]  # only a space or a hyphen stands between it and the token before
+
+
+def _shape(sentence: str, count: int) -> _Shape | None:
+    """How a sentence writes its tokens (as `tokens` gives them), None if they do not line up."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", sentence) if not unicodedata.combining(c))
+    found = list(_TOKEN.finditer(plain))
+    if len(found) != count:
+        return None
+    capital = tuple(m.group()[0].isupper() for m in found)
+    joined = tuple(k > 0 and plain[found[k - 1].end():m.start()] in (" ", "-") for k, m in enumerate(found))
+    return _Shape(capital, joined)
+
+
+def _gap(sentence: str, first: str, second: str) -> list[str] | None:
+    """The words between two mentions in a sentence (either order), None if they are not both found
+    or are far apart."""
+    i, j = sentence.find(first), sentence.find(second)
+    if i < 0 or j < 0:
+        return None
+    start, end = (i + len(first), j) if i < j else (j + len(second), i)
+    words = _TOKEN.findall(sentence[start:end])
+    return None if len(words) > MAX_GAP else words
+
+
+def _content(words: list[str]) -> list[str]:
+    """The words of a gap that may be cues: a capitalised word is a name or a nationality ("a German
+    pianist"), not what states the relation."""
+    return [w for w in tokens(" ".join(w for w in words if not w[0].isupper())) if w not in _STOP and not w.isdigit()]
+
+
+def _classes_share(kg: KnowledgeGraph, relation: str) -> float:
+    """The share of the relation's facts with a class at one end."""
+    facts = [(s, o) for s in kg.subjects.get(relation, ()) for o in kg.out[s][relation]]
+    return sum(_is_class(kg.labels.get(s, "")) or _is_class(kg.labels.get(o, "")) for s, o in facts) / len(facts) \
+        if facts else 0.0
+
+
+def _is_class(label: str) -> bool:
+    """A class is written in lower case ("painter"); a century ("20th century") is a date, not a class."""
+    return label[:1].isalpha() and label.islower()

@@ -1,0 +1,403 @@
+"""What one passage names: the mentions of a spaCy parse that the reader (`reading.py`) builds statements on.
+
+Ends of statements are named entities (spaCy NER, typed coarsely, each span widened to the whole name)
+or mentions of the passage's own subject (type `SELF`): the title, the full name its first sentence
+gives (or the name it is "known as"), the surname, and "He"/"She"/"It" right after a sentence about
+the subject; so, right after it, are "the country" and a bare "the capital" in a country's passage.
+A mention keeps how the sentence writes it, so a statement can show both ends in its evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipeline.kg.lexicon import listed_classes
+from pipeline.kg.nlp import lemma
+from pipeline.passages import recover_title
+
+ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
+                "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
+                "DATE": "DATE"}
+
+
+SELF = "SELF"
+
+
+# degrees NER takes for names: "received her PhD"
+_NO_ENTITY = {"PhD", "Ph.D.", "Ph.D", "doctorate", "BSc", "MSc"}  # (MD, MA, BA are states and firms too)
+
+
+MAX_CHAIN = 2  # pronoun sentences that may follow the sentence naming the passage's subject
+
+
+_PREPOSITIONS = {"in", "at", "of", "for", "from", "to", "with", "into", "on", "under", "after", "by", "as", "near",
+                 "through", "between", "against", "within", "across"}
+
+
+_NOUN_PREPOSITIONS = {"of", "in", "to", "for", "on"}
+
+
+PRIZE_WORDS = frozenset({"Prize", "Prizes", "Award", "Awards", "Medal", "Medals", "Trophy", "Trophies"})
+
+
+_YEAR = re.compile(r"(?<![\d.,])(\d{3,4})(?![\d,]|s\b)(?:\s*(BC|BCE|AD|CE)\b)?|(?<![\d.,])(\d{1,2})\s*(BC|BCE)\b")
+
+
+_DECADE = re.compile(r"\b(\d{3}0)s\b")
+
+
+_CENTURY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)[- ]century(?:\s*(BC|BCE))?", re.IGNORECASE)
+
+
+_DASH = re.compile(r"\s*[–—-]\s*|(?<=\d)(?=[A-Z])")  # "1924December 30" (a dash lost in the corpus)
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    name: str  # the entity's name (normalised: no leading "the", no "'s")
+    type: str  # coarse type: PERSON PLACE ORG NORP WORK EVENT LANGUAGE DATE, or SELF
+    text: str  # as written in the sentence
+    start: int  # token span in the doc
+    end: int
+
+
+def title_and_body(title: str, text: str) -> tuple[str, str]:
+    """The passage's title (recovered from the text when empty) and the text after a repeated title."""
+    if title:
+        return title, text
+    recovered = recover_title(text)
+    return (recovered, text[len(recovered):].lstrip()) if recovered else ("", text)
+
+
+def bare_title(title: str) -> str:
+    """'Chicken Little (2005 film)' -> 'Chicken Little'."""
+    return re.sub(r"\s*\([^()]*\)$", "", title).strip()
+
+
+def year_value(text: str) -> str | None:
+    """The year, decade or century a date names ("June 3, 1926" -> "1926", "470 BC", "1850s",
+    "19th century"), or None."""
+    if match := _YEAR.search(text):
+        number, era = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+        return f"{int(number)} BC" if era in ("BC", "BCE") else str(int(number))
+    if match := _DECADE.search(text):
+        return f"{match.group(1)}s"
+    if match := _CENTURY.search(text):
+        return f"{int(match.group(1))}th century" + (" BC" if match.group(2) else "")
+    return None
+
+class Mentions:
+    """What one parsed passage names, token by token: NER's entities (whole names), the passage's own
+    subject by its aliases, and the pronouns and definite descriptions that stand for it."""
+
+    def __init__(self, title: str, doc) -> None:
+        self.title, self.doc = title, doc
+        self.mentions: dict[int, Mention] = {}  # token index -> mention covering it
+        self.self_types: list[str] = []  # NER types of the mentions of the passage's subject
+        self.pronouns: set[int] = set()  # tokens of subject pronouns that name the passage's subject
+        self.antecedents: dict[int, int] = {}  # sentence start -> start of the earlier sentence that names it
+        self.unnamed: dict[int, tuple[int, Mention]] = {}  # sentence start -> `named` of the one before it
+        self.gender: str | None = None  # "he" or "she", the first pronoun that names a person's passage
+        self._mentions()
+        self._pronouns()
+
+    def _mentions(self) -> None:
+        for ent in self.doc.ents:
+            kind = ENTITY_TYPES.get(ent.label_)
+            if kind:
+                span = _whole_name(ent)
+                name = _normalise(span.text)
+                # "first university statistics department", "Zaporozhian Cossacks as Hetman": no name
+                if name not in _NO_ENTITY and (kind == "DATE" or re.search(r"[A-Z]", name) and " as " not in name):
+                    self._add(Mention(name, kind, span.text, span.start, span.end))
+        self._full_names()
+        if self.title:
+            for alias in sorted(self._aliases(), key=len, reverse=True):
+                for match in re.finditer(rf"(?<!\w){re.escape(alias)}(?!\w)", self.doc.text):
+                    self._alias_at(alias, match.start(), match.end())
+
+    def _full_names(self) -> None:
+        """A one-word person mention that ends a longer person mention of the same passage is that
+        person ("directed by Federico Fellini and written by Fellini, Ennio Flaiano, ...")."""
+        full: dict[str, set[str]] = {}
+        for m in set(self.mentions.values()):
+            if m.type == "PERSON" and " " in m.name and " of " not in m.name:  # "Song of Roland" ends in no surname
+                full.setdefault(m.name.split()[-1], set()).add(m.name)
+        for i, m in list(self.mentions.items()):
+            # "written by Tarkovsky and Aleksandr Misharin": NER may take the surname beside a person for an ORG
+            person = m.type == "PERSON" or m.type in ("ORG", "PLACE", "WORK") and any(
+                (c := self.mentions.get(t.i)) is not None and c.type == "PERSON" for t in self.doc[i].conjuncts)
+            if person and " " not in m.name and len(full.get(m.name, ())) == 1:
+                self.mentions[i] = Mention(next(iter(full[m.name])), "PERSON", m.text, m.start, m.end)
+            elif person and m.type != "PERSON" and " " in m.name \
+                    and all(t.tag_ == "NNP" for t in self.doc[m.start:m.end]):
+                # "starring Chishū Ryū and Chieko Higashiyama": a full name NER took for an ORG
+                for j in range(m.start, m.end):
+                    self.mentions[j] = Mention(m.name, "PERSON", m.text, m.start, m.end)
+
+    def _aliases(self) -> set[str]:
+        """The names of the passage's subject: its title, the name its first sentence opens with
+        when that holds the title ("Irwin Allen Ginsberg") or is "known as" the title, then a
+        person's surname, or else the title's head noun after "the" ("the Strait" in "Bering Strait")."""
+        aliases = {bare_title(self.title)}
+        first = next(iter(self.doc.sents), None)
+        if first is None:
+            return aliases
+        opening = sorted({m for i, m in self.mentions.items() if first.start <= i < first.start + 3},
+                         key=lambda m: m.start)
+        opened = None
+        for name in _opening_names(first):  # "Heinrich Luitpold Himmler", which NER cut
+            # or a lead's "Daniel Romanovich (1201–1266) was Prince of Galicia" in Daniel of Galicia
+            if _holds_title(name, self.title) or lemma(first.root) == "be" and _dated(first.text[len(name):]):
+                aliases.add(opened := name)
+                break
+        person = False
+        for mention in opening:  # "Sir Alfred Joseph Hitchcock": a title or two may come first
+            regnal = mention.type == "PERSON" and self.title.startswith(mention.text + " of ")  # "Philip II" of Spain
+            if mention.type in ("PERSON", "ORG", "PLACE", "WORK", "EVENT") and _holds_title(mention.text, self.title) \
+                    or regnal:
+                aliases.update((mention.name, mention.text))
+                person = mention.type == "PERSON"
+                break
+        else:
+            # "Armand Jean du Plessis, ..., known as Cardinal Richelieu"
+            if (known := self._known_as(first)) is not None:
+                aliases.update((known.name, known.text))
+                person = known.type == "PERSON"
+            elif opened is not None:  # "Ferdinand Emmanuel | Edralin Marcos Sr.": NER cut the name
+                person = any(m.type == "PERSON" for m in opening)
+        words = bare_title(self.title).split()
+        if person and len(words) >= 2 and words[-1].isalpha() and " of " not in self.title:
+            aliases.add(words[-1])  # "Vesalius" (but "Russia" is no surname of Alexander II of Russia)
+        # "The Strait is named after Vitus Bering": a listed class noun that ends a title of no "of" ("the
+        # Boltzmann constant" is no Ludwig Boltzmann, "the Americas" no European colonization of the Americas)
+        if not person and "PERSON" not in self.self_types and len(words) >= 2 and " of " not in self.title \
+                and words[-1].lower() in listed_classes() and words[-1][0].isupper():
+            aliases.update((f"the {words[-1]}", f"The {words[-1]}"))
+        return aliases
+
+    def _known_as(self, first) -> Mention | None:
+        """The name a first sentence's subject opens with when the subject phrase says it is "known as"
+        the title: that name is the article's too."""
+        subject = next((t for t in first.root.children if t.dep_ == "nsubj"), None)
+        if subject is None or subject.left_edge.i != first.start:
+            return None
+        phrase = self.doc[first.start:subject.right_edge.i + 1].text
+        title = re.escape(bare_title(self.title).split(" of ")[0])  # "known as Alexis" for Alexis of Russia
+        said = r"(?:known|called|styled|[Ll]atini[sz]ed|[Aa]nglici[sz]ed)"
+        # "known professionally as", "known, especially in English, as"
+        if not re.search(rf"\b{said}(?: \w+ly|, [^,]{{1,30}},)? as (?:the )?{title}(?!\w)", phrase):
+            return None
+        opening = next((self.mentions[i] for i in range(first.start, min(first.start + 3, subject.i + 1))
+                        if i in self.mentions), None)  # "Mu'izz | al-Din Muhammad ibn Sam": NER may start late
+        if opening is None or opening.type not in ("PERSON", "ORG", "PLACE", "WORK", "EVENT"):
+            return None
+        words = self.doc[first.start:subject.i + 1]  # the whole name NER may have cut: "Israel | ben Eliezer"
+        # ("Konstantinos | Petrou Kavafis": or early)
+        if (subject.i >= opening.end or opening.start > first.start) and not any(t.is_punct for t in words) and all(
+                t.is_title or t.is_lower and t.dep_ == "compound" for t in words):
+            return Mention(_normalise(words.text), opening.type, words.text, words.start, words.end)
+        return opening
+
+    def _pronouns(self) -> None:
+        """"He", "She" (a person's article) or "It" (any other) as the subject of a sentence whose
+        previous sentence has the passage's subject as its subject: "Robert Mugabe was a Zimbabwean
+        politician. [...] He also led the Zimbabwe African National Union". The mention keeps the name
+        that sentence gives, and its statements are evidenced by both sentences (`state`)."""
+        person = "PERSON" in self.self_types
+        named = None  # (start, mention) of the last sentence that names the passage's subject as its subject
+        chain = 0  # sentences since, each with the pronoun as its subject
+        own = None  # the country-like class of the first sentence: "Tajikistan ... is a landlocked country"
+        for sentence in self.doc.sents:
+            subject = next((t for t in sentence.root.children if t.dep_ in ("nsubj", "nsubjpass")), None)
+            mention = self.mention(subject) if subject is not None else None
+            if mention is not None and mention.type == SELF:
+                named, chain = (sentence.start, mention), 0
+                if sentence.start == 0 and lemma(sentence.root) == "be":
+                    attr = next((t for t in sentence.root.children if t.dep_ == "attr"), None)
+                    own = lemma(attr) if attr is not None and lemma(attr) in _REALMS else None
+            elif mention is None and subject is not None and named is not None and chain < MAX_CHAIN \
+                    and subject.lower_ in (("he", "she") if person else ("it",)):
+                self.mentions[subject.i] = self._self_at(subject, named)
+                self.gender = self.gender or subject.lower_
+                chain += 1
+            else:
+                # only after the lead sentence: "Kenya borders Uganda. Kampala is the capital of the country"
+                if named is not None and own and not person and named[0] == 0:
+                    self.unnamed[sentence.start] = named
+                    # "Dushanbe is the capital and largest city of the country": the country's own class
+                    # with "the", in the sentence right after the one naming it, is the country
+                    for t in sentence:
+                        if t.dep_ == "pobj" and t.tag_ == "NN" and lemma(t) == own and not self.mention(t) \
+                                and any(c.dep_ == "det" and c.lower_ == "the" for c in t.children):
+                            self.mentions[t.i] = self._self_at(t, named)
+                elif named is not None and person and not self._others_named(named[0], sentence.start):
+                    self.unnamed[sentence.start] = named  # for "named in his honor"
+                named = None
+
+    def _self_at(self, token, named: tuple[int, Mention]) -> Mention:
+        """The passage's subject as named by `token`, a pronoun or a definite description ("the country"),
+        the sentence starting at named[0] naming it: its statements are evidenced from that sentence on."""
+        self.pronouns.add(token.i)
+        self.antecedents[token.sent.start] = named[0]
+        return Mention(self.title, SELF, named[1].text, token.i, token.i + 1)
+
+    def _others_named(self, start: int, end: int) -> bool:
+        """Do the tokens from `start` to `end` name a person other than the passage's subject?"""
+        return any(m.type == "PERSON" for i in range(start, end) if (m := self.mentions.get(i)) is not None)
+
+    def _alias_at(self, alias: str, start_char: int, end_char: int) -> None:
+        span = self.doc.char_span(start_char, end_char, alignment_mode="expand")
+        if span is None:
+            return
+        start, end = span.start, span.end
+        around = {m for i in range(start, end) if (m := self.mentions.get(i)) and m.type != SELF}
+        for m in around:
+            if m.name == alias:  # NER's span with the article: "the Amu Darya"
+                start, end = min(start, m.start), max(end, m.end)
+            elif start < m.start < end < m.end:  # NER began inside the name: "Ferdinand Emmanuel | Edralin Marcos Sr."
+                end = m.end
+        if any(m.start < start or m.end > end for i in range(start, end) if (m := self.mentions.get(i))):
+            return  # inside a longer name: "Ankara Province" is not Ankara
+        self.self_types.extend(m.type for m in around)  # what NER took the subject for
+        self._add(Mention(self.title, SELF, self.doc[start:end].text, start, end))
+
+    def _add(self, mention: Mention) -> None:
+        for i in range(mention.start, mention.end):
+            old = self.mentions.get(i)
+            if old is not None and old.type != SELF:
+                for j in range(old.start, old.end):
+                    self.mentions.pop(j, None)
+        for i in range(mention.start, mention.end):
+            self.mentions[i] = mention
+
+    def mention(self, token) -> Mention | None:
+        return self.mentions.get(token.i)
+
+    def arguments(self, token) -> list[Mention]:
+        """The mentions a dependent names: itself and the conjuncts ("Vienna and Paris")."""
+        found = []
+        alternatives = any(c.dep_ == "cc" and c.lower_ == "or" for c in token.children)  # "The Angara or Angar"
+        for t in (token,) if alternatives else (token, *token.conjuncts, *self._nested(token)):
+            m = self.mention(t)
+            if m is not None and m not in found:
+                found.append(m)
+        return found
+
+    def _places_in(self, token, prep) -> list[Mention]:
+        """The arguments of a preposition's object, and after "in" the place it names next ("a city in West
+        Yorkshire, England": in both)."""
+        found = self.arguments(token)
+        if prep.lower_ == "in" and (m := self.mention(token)) is not None and m.type == "PLACE":
+            found += [n for c in token.children if c.dep_ == "appos" and (n := self.mention(c)) is not None
+                      and n.type == "PLACE" and n not in found]
+        return found
+
+    def _nested(self, token) -> list:
+        """Names the parser hung inside the next one: "starring Chishū Ryū and Chieko Higashiyama" read
+        as one noun phrase, "Ryū" a modifier of "Higashiyama" with "Chieko" its conjunct."""
+        m = self.mention(token)
+        if m is None or m.type != "PERSON":
+            return []
+        return [c for c in token.children if c.dep_ in ("nmod", "compound") and c.i < m.start
+                and (n := self.mention(c)) is not None and n.type == "PERSON" and any(
+                    g.dep_ == "conj" and m.start <= g.i < m.end for g in c.children)]
+
+_REALMS = {"country", "state", "nation", "kingdom", "empire", "republic", "island country", "city-state",
+           "microstate", "sultanate", "emirate", "principality", "territory", "province"}
+
+
+def _normalise(text: str) -> str:
+    text = re.sub(r"^(?:the|The)\s+", "", text.strip())
+    text = re.sub(r"(?:'s|’s|')$", "", text)
+    text = re.sub(r'\s*["“”]\s*', " ", text).strip()  # a quoted nickname's mark: 'Marlene" Dietrich'
+    return text.strip(" ,.;:\"'")
+
+
+_PARTICLES = {"ibn", "bin", "bint", "ben", "al", "van", "von", "de", "da", "di", "del"}
+
+
+_NAME_JOINERS = _PARTICLES | {"y"}  # "José Ortega y Gasset"
+
+
+def _whole_name(ent):
+    """NER's span, with the year it leaves after a final "of" ("the Hungarian Revolution of | 1956"),
+    without a final preposition it cannot complete."""
+    doc, end = ent.doc, ent.end
+    start = ent.start
+    # "Mu'awiya ibn | Abi Sufyan": NER's person may start after a particle that joins the name before it
+    while ent.label_ == "PERSON" and start >= 2 and doc[start - 1].lower_ in _PARTICLES \
+            and doc[start - 2].tag_ == "NNP" and doc[start - 2].text[0].isupper():
+        start -= 2
+    if start < ent.start:
+        return _whole_name(doc[start:end])
+    before = doc[ent.start - 1] if ent.start else None
+    if ent.label_ in ("GPE", "LOC") and before is not None and before.ent_type_ == "NORP" and before.tag_ == "NNP" \
+            and before.dep_ == "compound" and ent.start <= before.head.i < end:
+        return _whole_name(doc[ent.start - 1:end])  # "British East Africa", a colony, is not East Africa
+    if end < len(doc) and ent[-1].lower_ in _NOUN_PREPOSITIONS and doc[end].head.i == end - 1:
+        return doc[ent.start:doc[end].right_edge.i + 1]
+    # "the 1957 Nobel Prize in Literature | at the age of 44", "Nobel Prize in Physics | with Marie and
+    # Pierre Curie", "Nobel Prize in Literature | for creating": said of the winning, not the prize's name
+    # ("Academy Award for Best Actor" is one)
+    if any(t.text in PRIZE_WORDS for t in ent):
+        end = next((t.i for t in ent if t.i > ent.start and (t.lower_ in ("at", "with", "alongside") or t.lower_
+                    in ("for", "in") and t.i + 1 < ent.end and doc[t.i + 1].is_lower)), end)
+    if doc[end - 1].text == "Best":  # "Academy Awards for Best | Supporting Actor": NER stopped inside the category
+        while end < len(doc) and doc[end].is_title:
+            end += 1
+    while end > ent.start + 1 and doc[end - 1].lower_ in _PREPOSITIONS:
+        end -= 1  # "Maharashtra by" (of "in Maharashtra by area"): the name stops before it
+    return doc[ent.start:end]
+
+
+def _opening_names(sentence) -> list[str]:
+    """The names a first sentence's subject is written with, read from the parse, when it opens the
+    sentence: the subject and its compounds ("Rudolf Christian Karl Diesel"), then its whole phrase
+    ("Louis Victor Pierre Raymond, 7th Duc de Broglie")."""
+    subject = next((t for t in sentence.root.children if t.dep_ == "nsubj"), None)
+    if subject is None:
+        return []
+    if subject.left_edge.i != sentence.start:
+        # "Benito Amilcare Andrea Mussolini was", the given names parsed as adverbs of "was": the run of names
+        # (its first word may be tagged anything: "Dolly" of "Dolly Rebecca Parton" as an adverb)
+        run = sentence.doc[sentence.start:subject.i + 1]
+        return [run.text] if len(run) <= 6 and all(t.is_title and (t.tag_ == "NNP" or t.i == sentence.start)
+                                                   for t in run) else []
+    words, todo = [subject], [subject]
+    while todo:
+        compounds = [c for c in todo.pop().children if c.dep_ == "compound"]
+        words += compounds
+        todo += compounds
+    indices = sorted(t.i for t in words)
+    names = []
+    if indices[0] == sentence.start and indices == list(range(indices[0], indices[-1] + 1)) \
+            and all(t.is_title for t in words):
+        names.append(sentence.doc[indices[0]:indices[-1] + 1].text)
+    if subject.right_edge.i - sentence.start < 12:  # up to a bracket: "Douglas Reynolds VC (1882 – 1916)"
+        end = next((t.i for t in sentence.doc[sentence.start:subject.right_edge.i + 1] if "(" in t.text),
+                   subject.right_edge.i + 1)
+        phrase = sentence.doc[sentence.start:end]
+        if len(phrase) and not any(t.tag_ == "POS" for t in phrase):  # "Tom Hanks's brother Jim" is not Tom
+            names.append(phrase.text.rstrip(" ,"))
+    return names
+
+
+def _dated(text: str) -> bool:
+    """Does the text open with a lifespan in brackets, "(1201–1266)"?"""
+    match = re.match(r"\s*\(([^()]*)\)", text)
+    return match is not None and len([p for p in _DASH.split(match.group(1), maxsplit=1) if _YEAR.search(p)]) == 2
+
+
+def _holds_title(text: str, title: str) -> bool:
+    """Does a name hold all the title's words in order ("Irwin Allen Ginsberg" holds "Allen Ginsberg"), an
+    initial standing for a word ("John Pierpont Morgan Sr." holds "J. P. Morgan")? Then the passage's
+    definition and pronouns are the article's (the graph joins such names across passages: extract.py)."""
+    words = iter(re.sub(r'["“”]', " ", text).lower().split())
+    wanted = bare_title(title).lower().split()
+    return bool(wanted) and all(any(w == x or _initial(w) and x[0] == w[0] for x in words) for w in wanted)
+
+
+def _initial(word: str) -> bool:
+    return len(word) == 2 and word[0].isalpha() and word[1] == "."
