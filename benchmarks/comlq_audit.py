@@ -1,0 +1,110 @@
+"""Audit ComLQ dev's qrels by pooled judging: draw the sample readers judge.
+
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/comlq_audit.py draw [--beir ../shared/data/comlq] \
+        [--seed 20261205] [--per-type 4] [--per-negation-type 8] [--k 10] --out packets.jsonl
+
+Draws a stratified sample of ComLQ dev: `--per-type` queries of each positive type and
+`--per-negation-type` of each negation type (2in 3in inp pin pni), twice as many by default. For
+each it pools the top `--k` of BM25 and dense (all-MiniLM-L6-v2) over the corpus shuffled and
+renamed (seed 1), so no corpus position or id range can steer the pool, and writes one packet per
+query: the question, ComLQ's reference answer, and every pooled or gold passage with its text,
+its ComLQ label (None: unlabelled) and the ranks each retriever gave it. The packets hold ComLQ's
+text and stay out of the repository; readers write a sheet of ids, grades and notes only
+(benchmarks/judged/comlq_audit.jsonl).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from collections import defaultdict
+from pathlib import Path
+
+from pipeline.config import EvaluateConfig
+from retrieval.base import ranked
+from retrieval.beir import BeirData, load_beir
+from retrieval.registry import Factory
+from retrieval.shuffle import shuffle_corpus
+
+NEGATION = ("2in", "3in", "inp", "pin", "pni")
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "comlq"
+
+
+def stratified(data: BeirData, per_type: int, per_negation_type: int, seed: int) -> list[str]:
+    """Query ids, `per_type` of each positive type and `per_negation_type` of each negation type."""
+    by_type: dict[str, list[str]] = defaultdict(list)
+    for query in data.queries:
+        by_type[query.type or "?"].append(query.id)
+    rng = random.Random(seed)
+    chosen: list[str] = []
+    for qtype in sorted(by_type):
+        want = per_negation_type if qtype in NEGATION else per_type
+        chosen += rng.sample(by_type[qtype], min(want, len(by_type[qtype])))
+    return chosen
+
+
+def pools(data: BeirData, query_ids: list[str], k: int,
+          retrievers: tuple[str, ...]) -> dict[str, dict[str, dict[str, int]]]:
+    """query id -> pooled passage id (original ids) -> retriever -> rank (1-based), over the corpus
+    shuffled and renamed (seed 1)."""
+    shuffled, renamed = shuffle_corpus(data, 1)
+    back = {new: old for old, new in renamed.items()}
+    wanted = set(query_ids)
+    queries = [q for q in shuffled.queries if q.id in wanted]
+    factory = Factory(EvaluateConfig())
+    pooled: dict[str, dict[str, dict[str, int]]] = {q: defaultdict(dict) for q in query_ids}
+    for spec in retrievers:
+        retriever = factory.build(spec)
+        retriever.index(shuffled.corpus)
+        run = retriever.retrieve(queries, k)
+        for qid, scores in run.items():
+            for rank, (pid, _) in enumerate(ranked(scores)[:k], start=1):
+                pooled[qid][back[pid]][spec] = rank
+    return pooled
+
+
+def draw(args: argparse.Namespace) -> None:
+    data = load_beir(args.beir, "dev")
+    raw = {}
+    with open(Path(args.beir) / "queries.jsonl", encoding="utf-8") as lines:
+        for line in lines:
+            record = json.loads(line)
+            raw[str(record["_id"])] = record
+    texts = dict(zip(data.corpus.ids, data.corpus.texts))
+    chosen = stratified(data, args.per_type, args.per_negation_type, args.seed)
+    pooled = pools(data, chosen, args.k, tuple(args.retrievers.split(",")))
+    by_id = {q.id: q for q in data.queries}
+    with open(args.out, "w", encoding="utf-8") as out:
+        for qid in chosen:
+            gold = data.qrels.get(qid, {})
+            best = {p: min(pooled[qid].get(p, {"-": 99}).values()) for p in set(pooled[qid]) | set(gold)}
+            ids = sorted(best, key=lambda p: (best[p], p))
+            out.write(json.dumps({
+                "query_id": qid, "type": raw[qid]["type"], "question": by_id[qid].text,
+                "answer": raw[qid].get("answer"),
+                "passages": [{"passage_id": p, "comlq_grade": gold.get(p), "ranks": dict(pooled[qid].get(p, {})),
+                              "text": texts[p]} for p in ids],
+            }, ensure_ascii=False) + "\n")
+    unlabelled = sum(1 for q in chosen for p in pooled[q] if p not in data.qrels.get(q, {}))
+    print(f"{len(chosen)} queries; {sum(len(pooled[q]) for q in chosen)} pooled passages, {unlabelled} without a "
+          f"ComLQ label; wrote {args.out}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="verb", required=True)
+    d = sub.add_parser("draw", help="the stratified sample and its pooled passages, as reading packets")
+    d.add_argument("--beir", default=str(SHARED))
+    d.add_argument("--seed", type=int, default=20261205)
+    d.add_argument("--per-type", type=int, default=4)
+    d.add_argument("--per-negation-type", type=int, default=8)
+    d.add_argument("--k", type=int, default=10)
+    d.add_argument("--retrievers", default="bm25,dense")
+    d.add_argument("--out", required=True)
+    args = parser.parse_args()
+    {"draw": draw}[args.verb](args)
+
+
+if __name__ == "__main__":
+    main()
