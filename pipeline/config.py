@@ -64,6 +64,8 @@ class GenerateConfig:
     triples: str | None = None  # user-supplied triples JSONL for the kg generator
     relation_weights: dict[str, float] = field(default_factory=dict)  # kg sampling weights (pipeline/kg/weights.yaml)
     corpus_check: bool = True  # kg: drop items whose answers the corpus text may contradict (pipeline/kg/complete.py)
+    max_entity_share: float = bounded(0.03, 0, 1, above=True)  # kg: no named anchor or answer in more of the items
+    completeness: str = "drop"  # kg: an item with possible missed answers: drop | review (kept for reviewers) | off
     allow_short: bool = False  # go on when a type got no usable item at all (--allow-short; stats.json says so)
 
 
