@@ -134,10 +134,10 @@ class AuditComparison:
 
     @classmethod
     def of(cls, data: BeirData) -> AuditComparison:
-        folder = BeirFolder(data.path)
-        path = folder.audit(data.split).result
         if not data.qrels_variant:
             return cls()
+        folder = BeirFolder(data.path)
+        path = folder.audit(data.split).result
         if not path.is_file():
             log.warning("%s: no audit.json, so no comparison of original and audited qrels", path)
             return cls()

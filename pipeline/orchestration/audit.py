@@ -26,7 +26,7 @@ import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from annotation.audit import audit, pool, stratified_sample, write_audit
 from annotation.audit_round import AuditQuery, audit_task, collect_votes, display_order, push_audit
@@ -34,6 +34,9 @@ from pipeline.config import Config
 from pipeline.errors import ComlqError
 from pipeline.runfolder import BeirFolder
 from pipeline.schemas import iter_jsonl, read_json, write_json
+
+if TYPE_CHECKING:
+    from retrieval.beir import BeirData
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +77,7 @@ def link_source(source: BeirFolder, target: BeirFolder, split: str) -> None:
             shutil.copyfile(original, there)
 
 
-def pooled_rankings(data, query_ids: Sequence[str], specs: Sequence[str], k: int, seed: int, config: Config,
+def pooled_rankings(data: BeirData, query_ids: Sequence[str], specs: Sequence[str], k: int, seed: int, config: Config,
                     progress: bool) -> dict[str, dict[str, list[str]]]:
     """retriever -> query id -> its top k passage ids, retrieved on the corpus shuffled with `seed`
     (opaque ids, random order) and named back; a retriever that cannot run is a one-line error."""
@@ -130,8 +133,8 @@ def push_beir_audit(beir: str | Path, split: str, config: Config, *, out: str | 
         raise ComlqError(f"--pool-k {k}: an audit pools each retriever's top k, k of 1 or more")
     if len(specs) < 2:
         raise ComlqError(f"pooling needs two or more retrievers, got {list(specs)} (--pool-retrievers)")
-    connect(config.review)  # a server that is down or a wrong token: one line, before the pooling's work
     sample = stratified_sample({q.id: q.type for q in data.queries}, queries, seed, weights)
+    connect(config.review)  # a server that is down or a wrong token: one line, before the pooling's work
     rankings = pooled_rankings(data, sample, specs, k, seed, config, progress)
     pooled = pool(rankings, k)
     shown = {}
@@ -173,10 +176,9 @@ def collect_beir_audit(beir: str | Path, split: str, config: Config, *,
         raise ComlqError(f"{push_file}: nothing pushed for this audit yet (run `comlq review push --beir {beir} "
                          f"--split {split}{given}` first)")
     pushed = read_json(push_file)
-    review = config.review
-    votes = collect_votes(review, pushed["project"])
+    votes = collect_votes(config.review, pushed["project"])
     result = audit(data.qrels, votes.judgements, {q.id: q.type for q in data.queries}, queries=votes.complete,
-                   passages=set(data.corpus.ids), raters=review.annotators_per_item,
+                   passages=set(data.corpus.ids), raters=config.review.annotators_per_item,
                    about={"beir": pushed["beir"], "project": pushed["project"], "pending": votes.pending,
                           "comments": votes.comments, "pool_retrievers": pushed["pool_retrievers"],
                           "pool_k": pushed["pool_k"], "only_unjudged": pushed["only_unjudged"]})
