@@ -25,6 +25,7 @@ canberra (unlabelled) 1-1-2: 1. Missed: 1 labelled 0 + 2 unlabelled; invented sh
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -179,3 +180,37 @@ def test_a_task_shows_every_passage_once_with_a_region_on_its_heading():
     assert "A <city> & capital." in plain
     with pytest.raises(ComlqError, match="query q1: passage 'x' is not in the corpus"):
         audit_task(AuditQuery("q1", "?"), ["x"], passages)
+
+
+def test_the_pool_is_drawn_on_the_shuffled_corpus_with_progress(tmp_path, monkeypatch):
+    """pooled_rankings (what push --beir pools with): passage ids named back from the shuffled
+    corpus' opaque ones, encoding shown as progress, a retriever that cannot run is one line."""
+    from dataclasses import replace
+
+    import retrieval.encoders
+    from pipeline.config import Config
+    from pipeline.orchestration.audit import pooled_rankings
+
+    folder = tmp_path / "beir"
+    shutil.copytree(AUDIT_BEIR, folder)
+    with open(folder / "corpus.jsonl", "a", encoding="utf-8") as corpus:  # 64+ texts: the encoder shows progress
+        corpus.writelines(json.dumps({"_id": f"filler-{i}", "title": "", "text": f"Filler passage number {i} about "
+                                      f"topic {i % 7} in a list of many."}) + "\n" for i in range(60))
+    bars = []
+    real = retrieval.encoders.Progress
+
+    class Recorded(real):
+        def __init__(self, desc, *args, **kwargs):
+            bars.append((desc, kwargs.get("total"), kwargs.get("enabled")))
+            super().__init__(desc, *args, **kwargs)
+
+    monkeypatch.setattr(retrieval.encoders, "Progress", Recorded)
+    data = load_beir(folder, "dev")
+    config = Config()
+    config = replace(config, evaluate=replace(config.evaluate, precision="fp32", cache_dir=str(tmp_path / "cache")))
+    rankings = pooled_rankings(data, ["q1", "q3"], ("bm25", "dense"), 2, 13, config, progress=True)
+    assert set(rankings) == {"bm25", "dense"} and set(rankings["bm25"]) == {"q1", "q3"}
+    assert set(rankings["bm25"]["q1"]) == {"danube", "vienna"}  # original ids, not the shuffled corpus' opaque ones
+    assert ("encoding passages (sentence-transformers/all-MiniLM-L6-v2, fp32)", 74, True) in bars, bars
+    with pytest.raises(ComlqError, match=r"^pool retriever 'rewrite' failed: .*no LLM endpoint"):
+        pooled_rankings(data, ["q1"], ("bm25", "rewrite"), 2, 13, config, progress=False)
