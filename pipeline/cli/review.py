@@ -288,10 +288,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--passages", default=None, help="passages JSONL (default: DIR/passages.jsonl)")
     p.add_argument("--predictions", action=argparse.BooleanOptionalAction, default=None,
                    help="pre-fill the structure answer with the automatic check (default: review.predictions)")
-    p.add_argument("--pool-k", dest="review.pool_k", type=int, default=None,
+    p.add_argument("--pool-k", dest="review.pool_k", type=int, default=None, metavar="K",
                    help="each pool retriever's top-k passages per item as other candidates (0: none; default 5; "
                         "an audit: review.audit_pool_k, 10)")
-    p.add_argument("--pool-retrievers", dest="review.pool_retrievers", type=_specs, default=None,
+    p.add_argument("--pool-retrievers", dest="review.pool_retrievers", type=_specs, default=None, metavar="SPECS",
                    help="the pool's retrievers, two or more, e.g. bm25,dense (default: review.pool_retrievers)")
     audit_options(p)
     p.add_argument("--queries", type=int, default=None, metavar="N",
