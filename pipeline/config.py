@@ -107,6 +107,7 @@ class ReviewConfig:
     predictions: bool = False  # pre-fill the structure answer with the automatic check (annotators see it: not blind)
     pool_k: int = 5  # pooled judging: each retriever's top-k passages per item shown as "other candidates" (0: off)
     pool_retrievers: tuple[str, ...] = ("bm25", "dense")  # two or more retrievers ([evaluate] model etc. apply)
+    audit_pool_k: int = bounded(10, 1)  # an audit (`review push --beir`): each pool retriever's top k per query
     registry: str | None = None  # runs awaiting review, for scheduled collect (default: $COMLQ_HOME/review-runs.json)
     secret_block: str = "comlq-label-studio-token"  # Prefect Secret block of the token (serve start saves it)
 
@@ -154,6 +155,7 @@ class EvaluateConfig:
     candidates: str = "terms"  # ITLR candidates: 'terms' (union of positive terms' top-k) | 'query' (question's top-k)
     depth: int = bounded(100, 1)  # passages retrieved per query (MAP@100, Recall@100, LSNC@100 need 100)
     shuffle_corpus: int | None = None  # seed: evaluate on the corpus permuted, passage ids renamed to opaque ids
+    qrels_variant: str | None = None  # 'audited': qrels/SPLIT.audited.tsv (an audit's) instead of qrels/SPLIT.tsv
     reranker_model: str = "auto"  # CrossEncoder folder for `rerank`; auto: the newest runs/*/models/reranker
     rerank_k: int = 30  # passages of the first stage the reranker reads per query
 

@@ -57,8 +57,9 @@ class BeirFolder(Folder):
     def qrels_dir(self) -> Path:
         return self.root / "qrels"
 
-    def qrels(self, split: str) -> Path:
-        return self.qrels_dir / f"{split}.tsv"
+    def qrels(self, split: str, variant: str | None = None) -> Path:
+        """The split's qrels; a variant (e.g. "audited", written by an audit) sits beside them."""
+        return self.qrels_dir / (f"{split}.{variant}.tsv" if variant else f"{split}.tsv")
 
     def violations(self, split: str) -> Path:
         return self.root / "violations" / f"{split}.tsv"
@@ -72,7 +73,35 @@ class BeirFolder(Folder):
         return self.root / "branches" / f"{split}.tsv"
 
     def splits(self) -> list[str]:
-        return sorted(p.stem for p in self.qrels_dir.glob("*.tsv"))
+        """The splits that have qrels (a variant such as dev.audited.tsv is not a split of its own)."""
+        return sorted(p.stem for p in self.qrels_dir.glob("*.tsv") if "." not in p.stem)
+
+    def audit(self, split: str) -> AuditFolder:
+        """What an audit of the split's qrels by pooled judging keeps (`comlq review push --beir`)."""
+        return AuditFolder(self.root / "audit" / split)
+
+    # what an audit's --out folder links to in the audited folder, besides the qrels
+    def linked(self, split: str) -> list[Path]:
+        return [self.corpus, self.queries, self.qrels(split), self.violations(split), self.partial(split),
+                self.branches(split)]
+
+
+@dataclass(frozen=True)
+class AuditFolder(Folder):
+    """One split's audit: what was pushed, and what the votes decided (the audited qrels themselves
+    are BeirFolder.qrels(split, "audited"))."""
+
+    @property
+    def push(self) -> Path:
+        return self.root / "push.json"  # the sample, the pool, the settings and the Label Studio project
+
+    @property
+    def result(self) -> Path:
+        return self.root / "audit.json"  # figures per query type, agreement, disputed passages
+
+    @property
+    def markdown(self) -> Path:
+        return self.root / "audit.md"
 
 
 @dataclass(frozen=True)

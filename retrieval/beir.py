@@ -43,10 +43,12 @@ class BeirData:
     partial: Violations | None = None  # query -> passages satisfying only part of its conjunction; None: no labels
     branches: Branches | None = None  # query -> union branch -> the passages it needs; None: no labels
     shuffle_seed: int | None = None  # set by retrieval.shuffle: corpus permuted, passage ids opaque
+    qrels_variant: str | None = None  # e.g. "audited": qrels/SPLIT.audited.tsv instead of qrels/SPLIT.tsv
 
     def describe(self) -> dict[str, Any]:
         shuffled = {"seed": self.shuffle_seed, "ids": "opaque"} if self.shuffle_seed is not None else None
-        return {"beir": str(self.path), "split": self.split, "queries": len(self.queries),
+        return {"beir": str(self.path), "split": self.split, "qrels_variant": self.qrels_variant,
+                "queries": len(self.queries),
                 "passages": len(self.corpus), "violation_labels": self.violations is not None,
                 "partial_labels": self.partial is not None, "branch_labels": self.branches is not None,
                 "shuffled": shuffled}
@@ -216,14 +218,20 @@ def _labels(path: Path, load, known: set[str]):
     return labels
 
 
-def load_beir(path: str | os.PathLike[str], split: str) -> BeirData:
+def load_beir(path: str | os.PathLike[str], split: str, qrels_variant: str | None = None) -> BeirData:
+    """The split's corpus, judged queries, qrels (`qrels_variant`: qrels/SPLIT.VARIANT.tsv, e.g.
+    the audited ones) and logic labels."""
     folder = BeirFolder(path)
     if not folder.root.is_dir():
         raise ComlqError(f"{folder.root}: not a BEIR folder (no such directory)")
-    qrels_path = folder.qrels(split)
-    if not qrels_path.is_file():
+    qrels_path = folder.qrels(split, qrels_variant)
+    if not folder.qrels(split).is_file():
         splits = ", ".join(folder.splits()) or "none"
-        raise ComlqError(f"{qrels_path}: no qrels for split '{split}' (available: {splits})")
+        raise ComlqError(f"{folder.qrels(split)}: no qrels for split '{split}' (available: {splits})")
+    if not qrels_path.is_file():
+        raise ComlqError(f"{qrels_path}: no {qrels_variant} qrels for split '{split}'"
+                         + (" (an audit writes them: `comlq review collect --beir`)" if qrels_variant == "audited"
+                            else ""))
     qrels = load_qrels(qrels_path)
     if not qrels:
         raise ComlqError(f"{qrels_path}: no judged queries in split '{split}'")
@@ -241,4 +249,4 @@ def load_beir(path: str | os.PathLike[str], split: str) -> BeirData:
     return BeirData(folder.root, split, corpus, queries, qrels,
                     violations=_labels(folder.violations(split), load_violations, known),
                     partial=_labels(folder.partial(split), load_partial, known),
-                    branches=_labels(folder.branches(split), load_branches, known))
+                    branches=_labels(folder.branches(split), load_branches, known), qrels_variant=qrels_variant)

@@ -16,17 +16,18 @@ import logging
 import re
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pipeline.config import Config
 from pipeline.errors import ComlqError
 from pipeline.progress import Progress
-from pipeline.runfolder import ReportFolder
-from pipeline.schemas import AtomicWriter, check_output_folder, write_json
-from retrieval.base import RetrieverUnavailable, describe, write_trec
-from retrieval.beir import load_beir
-from retrieval.metrics import BOOTSTRAP, holm, per_query, summarize
+from pipeline.runfolder import BeirFolder, ReportFolder
+from pipeline.schemas import AtomicWriter, check_output_folder, read_json, write_json
+from retrieval.base import Qrels, RetrieverUnavailable, Run, describe, write_trec
+from retrieval.beir import BeirData, load_beir, load_qrels
+from retrieval.metrics import BOOTSTRAP, MEASURES, bootstrap_ci, holm, mean, per_query, summarize
 from retrieval.shuffle import shuffle_corpus
 
 log = logging.getLogger(__name__)
@@ -50,11 +51,13 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
     if not specs:
         raise ComlqError("no retrievers given")
     report = ReportFolder(check_output_folder(out))  # before any work
-    data = load_beir(beir, split)
+    data = load_beir(beir, split, config.evaluate.qrels_variant)
+    comparison = AuditComparison.of(data)
     seed = config.evaluate.shuffle_corpus
     names = None
     if seed is not None:  # no retriever may profit from corpus order or id form
         data, names = shuffle_corpus(data, seed)
+        comparison.rename(names)
     factory = Factory(config.evaluate, config.llm, progress=progress)
     built, skipped = {}, {}
     for spec in specs:  # build all first: a bad spec fails before anything runs
@@ -84,6 +87,7 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
             done = time.perf_counter()
             write_trec(run, report.trec(file_name(spec)), file_name(spec))
             values[spec] = per_query(run, data.qrels, data.queries, data.violations, data.partial, data.branches)
+            comparison.add(spec, run, values[spec], data)
             results[spec] = {
                 "config": describe(retriever),
                 "timing": {"index_s": round(indexed - started, 3), "retrieve_s": round(done - indexed, 3),
@@ -103,6 +107,7 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
     metrics: dict[str, Any] = {"dataset": data.describe(), "bootstrap": BOOTSTRAP, "retrievers": results}
     if skipped:
         metrics["skipped"] = skipped
+    metrics.update(comparison.summary())
     report.root.mkdir(parents=True, exist_ok=True)
     if names is not None:
         with AtomicWriter(report.shuffled_ids) as handle:
@@ -114,3 +119,47 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
     write_json(report.per_query, values)
     write_report(report.root, metrics)
     return metrics
+
+
+@dataclass
+class AuditComparison:
+    """With `--qrels-variant audited`: every retriever's means on the audited queries (audit.json's
+    `queries`), under the original qrels and under the audited ones, with bootstrap intervals,
+    so a change in the ranking of systems shows on exactly the queries the audit judged."""
+
+    source: str | None = None  # audit.json; None: nothing to compare (no variant, or no audit.json)
+    queries: list[str] = field(default_factory=list)
+    original: Qrels = field(default_factory=dict)  # restricted to the audited queries
+    retrievers: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, data: BeirData) -> AuditComparison:
+        if not data.qrels_variant:
+            return cls()
+        folder = BeirFolder(data.path)
+        path = folder.audit(data.split).result
+        if not path.is_file():
+            log.warning("%s: no audit.json, so no comparison of original and audited qrels", path)
+            return cls()
+        audited = [q for q in read_json(path, "audit")["queries"] if q in data.qrels]
+        original = load_qrels(folder.qrels(data.split))
+        return cls(str(path), audited, {q: original[q] for q in audited if q in original})
+
+    def rename(self, names: dict[str, str]) -> None:
+        self.original = {q: {names[p]: g for p, g in judged.items()} for q, judged in self.original.items()}
+
+    def add(self, name: str, run: Run, audited: dict[str, dict[str, float]], data: BeirData) -> None:
+        if self.source is None:
+            return
+        before = per_query(run, self.original, data.queries, data.violations, data.partial, data.branches)
+        rows = {"original": before, "audited": {q: audited[q] for q in self.queries if q in audited}}
+        self.retrievers[name] = {
+            variant: {"mean": mean(values), "confidence": {m: bootstrap_ci([v[m] for v in values.values() if m in v])
+                                                           for m in MEASURES if any(m in v for v in values.values())}}
+            for variant, values in rows.items()}
+
+    def summary(self) -> dict[str, Any]:
+        """metrics.json's `audit` entry ({} when there is nothing to compare)."""
+        if self.source is None:
+            return {}
+        return {"audit": {"audit": self.source, "queries": len(self.queries), "retrievers": self.retrievers}}

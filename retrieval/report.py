@@ -70,6 +70,11 @@ DEFINITIONS = {
     "MAP@100": "mean average precision of the top 100 (trec_eval `map_cut_100`)",
     "Recall@100": "share of the relevant passages in the top 100 (trec_eval `recall_100`)",
     "MRR@10": "reciprocal rank of the first relevant passage in the top 10 (0 when none)",
+    "nDCG'@10": "condensed nDCG@10 (Sakai): every passage without a label of any grade removed from the ranking, "
+                "then nDCG@10 (trec_eval `-J ndcg_cut_10`). Next to nDCG@10 it shows what a retriever loses only "
+                "because it finds passages nobody judged",
+    "Judged@10": "share of the top 10 that has a label of any grade, 0 included (ir_measures `Judged@10`); "
+                 "a low value means nDCG@10 rests on guesses about unjudged passages",
     "LSNC@K": "Log-Scaled Negation Consistency (ComLQ): LSNC@K = −log((V + 1)/(K + 1)) / log(K + 1), V = the number "
               "of passages in the top K that violate the query's negation (they support an answer the NOT "
               "excludes; `violations/SPLIT.tsv`). 1.0: no violator in the top K; 0.0: all K are violators; "
@@ -155,6 +160,7 @@ def markdown(metrics: Mapping[str, Any]) -> str:
             rows = [row for row in rows if any(v is not None for v in row[2:])]  # types without the operator have none
             lines += [f"## {present[0]} by query type", ""] + _table(["query type", "queries", *names], rows)
     lines += _significance(retrievers)
+    lines += _audit(metrics)
     # no timing here: it differs between two runs of the same data (and with the cache's state), so
     # the report of a seed stays the same; metrics.json keeps it per retriever ("timing")
     for name, reason in metrics.get("skipped", {}).items():
@@ -163,6 +169,30 @@ def markdown(metrics: Mapping[str, Any]) -> str:
     lines += ["", f"![nDCG@10 by query type]({here.plot(PLOT_TYPE).name})", "",
               f"![nDCG@10 by number of negations]({here.plot(PLOT_NEGATIONS).name})", ""]
     return "\n".join(lines)
+
+
+AUDIT_MEASURES = ("nDCG@10", "nDCG'@10", "Judged@10")
+
+
+def _audit(metrics: Mapping[str, Any]) -> list[str]:
+    """With `--qrels-variant audited`: original against audited qrels on the audited queries."""
+    data = metrics.get("dataset", {})
+    if not data.get("qrels_variant"):
+        return []
+    lines = [f"## Original and {data['qrels_variant']} qrels", ""]
+    comparison = metrics.get("audit")
+    if not comparison:
+        return lines + ["The tables above use the audited qrels; no audit.json names the audited queries, so "
+                        "there is no comparison on them.", ""]
+    lines += [f"The tables above use `qrels/{data.get('split')}.{data['qrels_variant']}.tsv` on every query. Here, "
+              f"only the {comparison['queries']} queries the audit judged ({comparison['audit']}), each mean with its "
+              "95% bootstrap interval: the same runs under the original qrels and under the audited ones.", ""]
+    header = ["retriever", *(f"{m} {variant}" for m in AUDIT_MEASURES for variant in ("original", "audited"))]
+    rows = []
+    for name, result in comparison["retrievers"].items():
+        rows.append([name, *(_with_interval(result[variant]["mean"].get(m), result[variant]["confidence"].get(m))
+                             for m in AUDIT_MEASURES for variant in ("original", "audited"))])
+    return lines + _table(header, rows)
 
 
 def _significance(retrievers: Mapping[str, Any]) -> list[str]:

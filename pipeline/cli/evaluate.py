@@ -39,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--shuffle-corpus", dest="evaluate.shuffle_corpus", type=int, default=None, metavar="SEED",
                    help="permute the corpus and rename every passage id to an opaque one (seeded), so no retriever "
                         "can profit from corpus order or ids; the report says so")
+    p.add_argument("--qrels-variant", dest="evaluate.qrels_variant", choices=("audited",), default=None,
+                   help="evaluate on qrels/SPLIT.audited.tsv (an audit's: `comlq review collect --beir`); the report "
+                        "then also compares original and audited qrels on the audited queries")
     add_config(p)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--out", required=True, help="report folder")

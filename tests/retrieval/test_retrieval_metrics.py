@@ -45,7 +45,8 @@ def test_measures_equal_hand_computed_values():
     assert values["q1"]["MAP@100"] == pytest.approx((1 / 2 + 2 / 3) / 2)
     assert values["q1"]["Recall@100"] == pytest.approx(1.0)
     assert values["q1"]["MRR@10"] == pytest.approx(1 / 2)
-    assert values["q2"] == {"nDCG@10": 0.0, "MAP@100": 0.0, "Recall@100": 0.0, "MRR@10": 0.0}
+    assert values["q2"] == {"nDCG@10": 0.0, "MAP@100": 0.0, "Recall@100": 0.0, "MRR@10": 0.0, "nDCG'@10": 0.0,
+                            "Judged@10": 0.0}
     assert values["q3"]["MRR@10"] == 0.0  # rank 11 is outside the cut at 10
     assert values["q3"]["MAP@100"] == pytest.approx(1 / 11)
     assert values["q3"]["nDCG@10"] == 0.0

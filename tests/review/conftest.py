@@ -194,3 +194,44 @@ def make_run():
 @pytest.fixture(scope="session")
 def assert_matches_case():
     return _assert_matches_case
+
+
+# ---------------------------------------------------------------- the audit fixture and its hand-computed case
+
+AUDIT_BEIR = FIXTURES / "audit_beir"
+TABLE_FIELDS = {  # audit_case.json's table columns -> a figure of audit.json
+    "queries": lambda f: f["queries"], "judged": lambda f: f["judged"],
+    "missed (labelled 0)": lambda f: f["by_label"]["labelled_nonrelevant"]["relevant"],
+    "missed (unlabelled)": lambda f: f["by_label"]["unlabelled"]["relevant"],
+    "gold judged": lambda f: f["by_label"]["gold"]["judged"], "gold demoted": lambda f: f["gold_judged_nonrelevant"],
+    "invented": lambda f: f["invented"], "invented share": lambda f: f["invented_share"] or 0.0,
+    "disputed": lambda f: f["disputed"], "no relevant left": lambda f: f["queries_without_relevant"]}
+
+
+def _assert_matches_audit_case(report: dict[str, Any], qrels_rows: list[tuple[str, str, int]],
+                               case: dict[str, Any]) -> None:
+    """audit.json's figures, agreement and disputed list and the audited qrels against the case."""
+    assert sorted(qrels_rows) == sorted(map(tuple, case["audited_qrels"]))
+    table = case["table"]
+    for kind, expected in table.items():
+        if kind == "columns":
+            continue
+        figures = report["overall"] if kind == "all" else report["by_type"][kind]
+        got = [TABLE_FIELDS[column](figures) for column in table["columns"]]
+        assert got == pytest.approx(expected), (kind, dict(zip(table["columns"], got)))
+    assert set(report["by_type"]) == set(table) - {"columns", "all"}
+    for statistic, values in case["agreement"].items():
+        got = report["agreement"]["overall"][statistic]
+        assert got == {k: pytest.approx(v, abs=1e-6) for k, v in values.items()}, statistic
+    disputed = {(d["query_id"], d["passage_id"], d["majority"], d["audited"]) for d in report["disputed"]}
+    assert disputed == {tuple(row) for row in case["disputed"]}
+
+
+@pytest.fixture(scope="session")
+def audit_case() -> dict[str, Any]:
+    return json.loads((FIXTURES / "audit_case.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def assert_matches_audit_case():
+    return _assert_matches_audit_case
