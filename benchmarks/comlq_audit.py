@@ -2,6 +2,7 @@
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/comlq_audit.py draw [--beir ../shared/data/comlq] \
         [--seed 20261205] [--per-type 4] [--per-negation-type 8] [--k 10] --out packets.jsonl
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/comlq_audit.py apply SHEET... --out AUDITED_BEIR
 
 Draws a stratified sample of ComLQ dev: `--per-type` queries of each positive type and
 `--per-negation-type` of each negation type (2in 3in inp pin pni), twice as many by default. For
@@ -9,8 +10,12 @@ each it pools the top `--k` of BM25 and dense (all-MiniLM-L6-v2) over the corpus
 renamed (seed 1), so no corpus position or id range can steer the pool, and writes one packet per
 query: the question, ComLQ's reference answer, and every pooled or gold passage with its text,
 its ComLQ label (None: unlabelled) and the ranks each retriever gave it. The packets hold ComLQ's
-text and stay out of the repository; readers write a sheet of ids, grades and notes only
-(benchmarks/judged/comlq_audit.jsonl).
+text and stay out of the repository; readers write a sheet of ids, grades and notes only.
+
+`apply` lays the readers' judgements over ComLQ's qrels with `annotation.audit` (the functions
+`comlq review collect --beir` uses): OUT becomes a BEIR folder over ComLQ's files with
+`qrels/dev.audited.tsv` and `audit/dev/audit.json`, for `comlq evaluate --beir OUT --qrels-variant
+audited`; the merged sheet (ids, grades, flags, notes) is kept as benchmarks/judged/comlq_audit.jsonl.
 """
 
 from __future__ import annotations
@@ -91,6 +96,37 @@ def draw(args: argparse.Namespace) -> None:
           f"ComLQ label; wrote {args.out}")
 
 
+def apply(args: argparse.Namespace) -> None:
+    """Reader sheets -> the audited qrels of the sampled queries, audit.json and the kept fixture."""
+    from annotation.audit import Judgement, audit, write_audit
+    from pipeline.orchestration.audit import link_source
+    from pipeline.runfolder import BeirFolder
+
+    data = load_beir(args.beir, "dev")
+    records = [json.loads(line) for sheet in args.sheets for line in open(sheet, encoding="utf-8") if line.strip()]
+    # the audit's "invented" label is a passage that answers as written about an invented entity
+    judgements = [Judgement.from_dict(r | {"invented": bool(r.get("invented")) and r["grade"] > 0}) for r in records]
+    queries = list(dict.fromkeys(str(r["query_id"]) for r in records))
+    types = {q.id: q.type for q in data.queries}
+    about = {"source": "ComLQ dev (../shared/data/comlq)", "pool": "top 10 of bm25 and dense, corpus shuffled (seed 1)",
+             "judged_by": "readers of the passage text (benchmarks/judged/comlq_audit.jsonl)"}
+    result = audit(data.qrels, judgements, types, queries=queries, passages=set(data.corpus.ids), raters=2,
+                   about=about)
+    link_source(BeirFolder(args.beir), BeirFolder(args.out), "dev")
+    for path in write_audit(args.out, "dev", result):
+        print(f"wrote {path}")
+    keep = ("query_id", "type", "passage_id", "comlq_grade", "grade", "invented", "negation", "reference", "reader",
+            "note")
+    Path(args.fixture).parent.mkdir(parents=True, exist_ok=True)
+    with open(args.fixture, "w", encoding="utf-8") as out:
+        for r in sorted(records, key=lambda r: (int(r["query_id"]), r["passage_id"], r["reader"])):
+            out.write(json.dumps({k: r.get(k) for k in keep}, ensure_ascii=False) + "\n")
+    overall = result.report["overall"]
+    print(f"{len(queries)} queries, {overall['judged']} passages decided: {overall['missed_relevant']} relevant "
+          f"passages without a ComLQ label, {overall['gold_judged_nonrelevant']} gold passages not relevant; "
+          f"kept {args.fixture}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="verb", required=True)
@@ -102,8 +138,13 @@ def main() -> None:
     d.add_argument("--k", type=int, default=10)
     d.add_argument("--retrievers", default="bm25,dense")
     d.add_argument("--out", required=True)
+    a = sub.add_parser("apply", help="reader sheets -> audited qrels, audit.json, and the sheet kept in the repo")
+    a.add_argument("sheets", nargs="+")
+    a.add_argument("--beir", default=str(SHARED))
+    a.add_argument("--out", required=True, help="a BEIR folder over --beir with the audited qrels")
+    a.add_argument("--fixture", default=str(Path(__file__).parent / "judged" / "comlq_audit.jsonl"))
     args = parser.parse_args()
-    {"draw": draw}[args.verb](args)
+    {"draw": draw, "apply": apply}[args.verb](args)
 
 
 if __name__ == "__main__":

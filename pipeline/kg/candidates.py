@@ -37,6 +37,9 @@ from pipeline.kg.sample import Grounding
 from pipeline.records import Passage
 
 DATES = ("value:century:", "value:decade:")  # date nodes: a broad condition
+# relations an entity has one value of: a stated other value contrasts with the condition's
+ONE_VALUED = frozenset({"born_in", "died_in", "born_in_century", "died_in_century", "born_in_decade",
+                        "died_in_decade", "founded_in_century", "published_in_decade", "took_place_in_century"})
 SEARCH_K = 20  # the question's top passages a search adds to the candidates
 Search = Callable[[str], Iterable[str]]  # question -> the passage ids a search ranks first for it
 
@@ -57,20 +60,27 @@ class MissedAnswers:
         if not steps or any(a.startswith("value:") for a in grounding.answers):
             return {}
         dated = any(n.startswith(DATES) for st in steps for n in self._below(grounding, st))
-        cls = None if dated else self._class_node(noun)
+        named_class = self._class_node(noun)
+        cls = None if dated else named_class
         strict = _meeting([self._stated(grounding, st, dated) for st in steps], steps)
         loose = _meeting([self._named(grounding, st) for st in steps], steps)
+        class_named = self._passages_naming(named_class) if named_class else frozenset()
         found = set(strict)
         if cls is not None:
-            found |= loose & self._passages_naming(cls)
+            found |= loose & class_named
         if self.search is not None:  # the entity's class is checked below: a class condition need not be named
             unclassed = [st for st in steps if not self._below(grounding, st) <= self._classes]
             top = set(self.search(question))
             found |= top if not unclassed else top & _meeting([self._named(grounding, st) for st in unclassed],
                                                               unclassed)
-        return self._entities(grounding, found, cls)
+        # a chunk from the middle of an article (no title, no node) says who it is about only where it
+        # names the answers' class
+        found = {p for p in found if self.check.titles.get(p) or self.check.entity_of.get(p, p) in self.kg.labels
+                 or p in class_named}
+        return self._entities(grounding, steps, found, cls)
 
-    def _entities(self, grounding: Grounding, found: set[str], cls: str | None) -> dict[str, tuple[str, ...]]:
+    def _entities(self, grounding: Grounding, steps: list[Step], found: set[str],
+                  cls: str | None) -> dict[str, tuple[str, ...]]:
         kg, plan = self.kg, grounding.plan
         kinds = {r for a in grounding.answers for r in kg.out.get(a, ())}
         skip = self._excluded(plan, grounding) | grounding.answers | set(grounding.anchors.values())
@@ -80,9 +90,20 @@ class MissedAnswers:
             if entity in skip:
                 continue
             self.checked += 1
-            if self.check._same_kind(entity, kinds) and self._may_be(entity, cls):
+            if self.check._same_kind(entity, kinds) and self._may_be(entity, cls) and not self._contrasts(
+                    grounding, steps, entity):
                 missed.setdefault(entity, []).append(pid)
         return {e: tuple(ps) for e, ps in missed.items()}
+
+    def _contrasts(self, grounding: Grounding, steps: list[Step], entity: str) -> bool:
+        """Does the graph state another value of a one-valued relation of a plain condition for the entity (a
+        death in 1980 is no death in the 1960s)?"""
+        for st in steps:
+            back = self.kg.inverses[traversal(self.kg, st, grounding.relations[st.edge])]
+            values = self.kg.neighbour_set(entity, back)
+            if not st.union and back in ONE_VALUED and values and not values & self._below(grounding, st):
+                return True
+        return False
 
     @staticmethod
     def _below(grounding: Grounding, step: Step) -> set[str]:

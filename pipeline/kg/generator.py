@@ -411,6 +411,8 @@ def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mappin
     if len(evidence) > 3:
         raise Reject("evidence_over_3_passages")
     violating = tuple(p for p in grounding.violating if p not in evidence)
+    if grounding.violating and not violating:
+        raise Reject("no_violating_passage")
     grade = 2 if len(evidence) == 1 else 1
     item = Item(
         id=item_id, type=plan.type, n_passages=len(evidence), question=question,

@@ -13,17 +13,18 @@ from pipeline.kg.sample import Grounding
 from pipeline.records import Passage
 
 
-def check(texts: dict[str, str], facts: list[tuple[str, str, str, str]]) -> CorpusCheck:
-    """facts: (subject, relation, object, passage title); the sentence is the passage's text; nodes are
-    named by their labels, classes and dates as the extractor names them."""
+def check(texts: dict[str, str], facts: list[tuple[str, str, str, str]], untitled: tuple[str, ...] = ()) -> CorpusCheck:
+    """facts: (subject, relation, object, passage id); the sentence is the passage's text; a passage's title
+    is its id (`untitled`: none, a chunk from the middle of an article); nodes are named by their labels,
+    classes and dates as the extractor names them."""
     def node(name: str, relation: str) -> str:
         if relation in ("occupation", "instance_of"):
             return f"value:class:{name}"
-        if relation.endswith("_century"):
-            return f"value:century:{name}"
+        if relation.endswith(("_century", "_decade")):
+            return f"value:{relation.rsplit('_', 1)[1]}:{name}"
         return name
 
-    passages = {title: Passage(title, title, text) for title, text in texts.items()}
+    passages = {pid: Passage(pid, "" if pid in untitled else pid, text) for pid, text in texts.items()}
     built = [Fact(s, r, node(o, r), (pid,), (Evidence(pid, texts[pid], s, o),)) for s, r, o, pid in facts]
     labels = {f.subject: f.subject for f in built} | {f.object: f.object.split(":")[-1] for f in built}
     return CorpusCheck(build_graph(built, labels, builtin_inverses()), passages)
@@ -117,3 +118,38 @@ def test_bm25_search_ranks_the_question_s_passages_first():
     top = search("Which poet wrote farces?")
     assert len(top) == 2 and top[0] == "Gerbrand Bredero"
     assert search("zzz qqq") == []
+
+
+DEATHS = {
+    "Albert Schweitzer": "Albert Schweitzer (14 January 1875 – 4 September 1965) was an Alsatian theologian.",
+    "Alfred Hitchcock": "Alfred Hitchcock (1899 – 1980) was an English film director. In 1960 he made Psycho.",
+    "Clifford Sadlier": "Clifford Sadlier (1892 – 1969) was an Australian soldier.",
+    "chunk": "in the war. He was promoted in 1962 and retired to a farm.",
+}
+
+
+def test_a_stated_other_value_and_an_anonymous_chunk_are_no_candidates():
+    # "people who died in the 1960s": Schweitzer's death year is in his text though the graph lacks it;
+    # Hitchcock's 1980 contrasts with the decade (his passage names 1960 only for a film); a chunk from
+    # the middle of an article names no one and no class
+    checker = check(DEATHS, [
+        ("Clifford Sadlier", "died_in_decade", "1960s", "Clifford Sadlier"),
+        ("Clifford Sadlier", "occupation", "soldier", "Clifford Sadlier"),
+        ("Alfred Hitchcock", "died_in_decade", "1980s", "Alfred Hitchcock"),
+        ("Alfred Hitchcock", "occupation", "film director", "Alfred Hitchcock"),
+        ("Albert Schweitzer", "occupation", "theologian", "Albert Schweitzer")], untitled=("chunk",))
+    relation = "death_decade_of"
+    g = grounding(checker, "1p", {"?x": "value:decade:1960s"}, {0: relation}, ("Clifford Sadlier",))
+    assert g.answers == {"Clifford Sadlier"}
+    assert MissedAnswers(checker).find(g, None, "") == {"Albert Schweitzer": ("Albert Schweitzer",)}
+
+
+def test_a_chunk_opening_with_its_title_is_its_article():
+    texts = {"15089": "Mathew Hale (bishop) Mathew Blagden Hale (18 June 1811 – 3 April 1895) was the first Bishop "
+                      "of Perth.", "15090": "the diocese grew under him."}
+    passages = {pid: Passage(pid, "", text) for pid, text in texts.items()}
+    fact = Fact("article:Mathew Hale (bishop)", "born_in_century", "value:century:19th century", ("15089",),
+                (Evidence("15089", texts["15089"], "Mathew Blagden Hale", "1811"),))
+    labels = {"article:Mathew Hale (bishop)": "Mathew Hale", "value:century:19th century": "19th century"}
+    checker = CorpusCheck(build_graph([fact], labels, builtin_inverses()), passages)
+    assert checker.entity_of["15089"] == "article:Mathew Hale (bishop)" and checker.entity_of["15090"] == "15090"
