@@ -167,8 +167,12 @@ class Builder:
             narrower |= self.words(usable, noun)
         above = [self.words(self.wn.above(o, BROADER_DEPTH), noun) for o in usable]
         broader = set.intersection(*above) - narrower if above else set()
-        narrower -= synonyms
-        broader -= synonyms
+        # a word that names several picked senses ("director": a film's, a play's, an orchestra's) contains
+        # the class where it is a synonym, and is no narrower class
+        several = {w for w in synonyms | narrower if " " not in w and len(self.own(w)) > 1}
+        broader = (broader | (synonyms & several)) - synonyms
+        synonyms -= several
+        narrower -= synonyms | several
         fields = self.words({f for o in usable if self.wn.synsets[o].lexname == "noun.person"
                              for f in self.wn.synsets[o].related("+") if self.discipline in self.wn.above(f, 99)}, noun)
         for key, words in (("synonyms", synonyms), ("narrower", narrower), ("broader", broader), ("fields", fields)):

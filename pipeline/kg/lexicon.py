@@ -1,5 +1,7 @@
 """The word lists the kg generator reads: `vocabulary.yaml` (the extractor's class lists, demonyms and
-relations) and `classes.yaml` (which classes contain others, gendered forms, British spellings).
+relations), `classes.yaml` (curated: which classes contain others, names of one class, gendered forms,
+British spellings) and `class_lexicon.json` (WordNet's synonyms, narrower and broader classes of every
+class noun, built by scripts/build_class_lexicon.py).
 
 No fact is inferred from these tables: they say which words a reader takes as a class, and which
 classes the corpus check also reads as naming a class ("a Swedish chemist" may be one of "the
@@ -11,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from functools import cache
 
 import yaml
@@ -88,13 +91,11 @@ def _known() -> frozenset[str]:
 
 
 @cache
-def _wordnet() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+def _wordnet() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
     """`class_lexicon.json` as (class -> its narrower classes and synonyms, class -> its broader classes and
-    synonyms, field -> the classes of its practitioners), each link read both ways. A too general class
-    is in none (the build leaves them out too)."""
+    synonyms), each link read both ways. A too general class is in neither (the build leaves them out too)."""
     down: dict[str, set[str]] = defaultdict(set)
     up: dict[str, set[str]] = defaultdict(set)
-    fields: dict[str, set[str]] = defaultdict(set)
     general = too_general()
     for noun, entry in class_lexicon().items():
         synonyms = set(entry.get("synonyms", ()))
@@ -104,10 +105,17 @@ def _wordnet() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]], di
         for word in synonyms | set(entry.get("broader", ())):
             up[noun].add(word)
             down[word].add(noun)
+    return _frozen(down, general), _frozen(up, general)
+
+
+@cache
+def _practitioners() -> dict[str, frozenset[str]]:
+    """Field -> the classes whose members practise it ("psychology" -> psychologist)."""
+    found: dict[str, set[str]] = defaultdict(set)
     for noun in _known():
         for field in fields_of(noun):
-            fields[field].add(noun)
-    return _frozen(down, general), _frozen(up, general), _frozen(fields, frozenset())
+            found[field].add(noun)
+    return _frozen(found, frozenset())
 
 
 def fields_of(noun: str) -> frozenset[str]:
@@ -121,11 +129,14 @@ def _frozen(table: dict[str, set[str]], leave_out: frozenset[str]) -> dict[str, 
 
 def _head(phrase: str) -> str | None:
     """The class a compound class phrase is a kind of: its longest known proper suffix, else its last word
-    ("ice hockey player" -> hockey player, "talk show host" -> host); None for one word and for the
-    compounds classes.yaml lists as no kind of their head ("attorney general")."""
+    ("ice hockey player" -> hockey player, "talk show host" -> host), or what stands before "of" ("head of
+    state" -> head); None for one word and for the compounds classes.yaml lists as no kind of their head
+    ("attorney general")."""
     words = phrase.split(" ")
     if len(words) < 2 or phrase in _not_kinds():
         return None
+    if "of" in words[1:]:
+        return " ".join(words[:words.index("of", 1)])
     suffixes = (" ".join(words[i:]) for i in range(1, len(words)))
     return next((suffix for suffix in suffixes if suffix in _known()), words[-1])
 
@@ -141,13 +152,11 @@ def _wider(noun: str) -> frozenset[str]:
     found = set(_containment()[1].get(noun, ()))
     if head := _head(noun):
         found.add(head)
-    words = noun.split(" ")
-    heads = classes()["field_heads"]
-    fields = _wordnet()[2]
+    words, heads, practitioners = noun.split(" "), classes()["field_heads"], _practitioners()
     if len(words) > 1 and words[-1] in heads:
-        found |= fields.get(" ".join(words[:-1]), frozenset())
+        found |= practitioners.get(" ".join(words[:-1]), frozenset())
     if len(words) > 2 and words[0] in heads and words[1] == "of":
-        found |= fields.get(" ".join(words[2:]), frozenset())
+        found |= practitioners.get(" ".join(words[2:]), frozenset())
     return frozenset(found)
 
 
@@ -161,7 +170,7 @@ def _narrower_direct(noun: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _closure(step, start: str) -> frozenset[str]:
+def _closure(step: Callable[[str], frozenset[str]], start: str) -> frozenset[str]:
     """Every class reached from `start` by `step` (class -> classes), not `start` itself."""
     found: set[str] = set()
     todo = [start]
@@ -177,7 +186,7 @@ def narrower(cls: str) -> frozenset[str]:
     """Every class noun whose members are members of `cls` (not `cls` itself): by the curated tables
     (classes.yaml, head nouns, field rule), then by one WordNet link (class_lexicon.json: "abbess" under
     nun is curated, "biochemist" under chemist is WordNet's), then by the curated tables again; and the
-    other forms of `cls` ("actress" for actor). A too general class gets no WordNet classes."""
+    other forms of `cls` ("actress" for actor). A too general class gets no WordNet classes of its own."""
     own = spelled(cls)
     forms = {form for form, to in classes()["forms"].items() if to == own and form != own}
     found = set(_closure(_narrower_direct, own))
@@ -191,14 +200,14 @@ def narrower(cls: str) -> frozenset[str]:
 @cache
 def broader(cls: str) -> frozenset[str]:
     """Every class noun that contains `cls` (not `cls` itself), the converse of `narrower`: chemist ->
-    scientist; "opera composer" -> composer; "psychology professor" -> psychologist. Never a too general
-    class ("person", "leader")."""
+    scientist; "opera composer" -> composer; "psychology professor" -> psychologist; "docudrama" -> film
+    (WordNet). Never a too general class ("person", "leader")."""
     own = spelled(cls)
     found = set(_closure(_wider, own))
-    up = _wordnet()[1]
+    up, curated = _wordnet()[1], _containment()[1]
     for noun in {own} | found:
-        for word in up.get(noun, ()):
-            found |= {word} | _closure(_wider, word)
+        for word in up.get(noun, ()):  # a WordNet word's own head may be of another sense ("top dog")
+            found |= {word} | _closure(lambda w: curated.get(w, frozenset()), word)
     return frozenset(found - {own} - too_general())
 
 

@@ -77,6 +77,19 @@ def test_wordnet_senses_that_wikipedia_does_not_use_are_left_out():
     assert "speller" not in narrower("writer")  # writer's second sense: anyone who can write
     assert "calamity" not in narrower("tragedy") | synonyms("tragedy")  # a tragedy is listed as a work
     assert "film director" in narrower("director") and "conductor" in narrower("director")
+    assert "naturalist" not in narrower("philosopher")  # WordNet's first naturalist holds naturalism
+    assert "club" in broader("football club") and "organization" not in broader("club")  # too general
+
+
+def test_the_head_of_a_wordnet_phrase_is_not_read_in_another_sense():
+    assert "state" not in broader("king")  # "head of state" is a head, and not read further
+    assert "dog" not in broader("manager")  # "top dog"
+    assert "head" in broader("head of state") and "body" in broader("body of water")  # a class phrase's own head
+
+
+def test_fields_are_branches_of_knowledge():
+    assert "feminist" not in broader("feminism professor")  # feminism is a doctrine, not a field of study
+    assert "biologist" in broader("biology teacher") and "mathematician" in broader("professor of mathematics")
 
 
 def test_compounds_that_are_no_kind_of_their_head():
