@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from pipeline.config import Config, GenerateConfig
-from pipeline.errors import ComlqError
+from pipeline.errors import ComlqError, quote
 from pipeline.generator import BaseGenerator, GenerationResult
 from pipeline.itemchecks import answers_in_question, banned_words, check_witnesses
 from pipeline.kg.cache import ReadingCache, read_passages
@@ -116,6 +116,11 @@ def build_kg(passages: dict[str, Passage], triples: str | None = None) -> Knowle
     if not passages:
         raise ComlqError("kg generator: no passages to build a knowledge graph from")
     kg = from_extraction(extract(passages, processes=EXTRACT_PROCESSES), builtin_inverses())
+    if kg.shared_titles:  # one article cut into passages, or different things under one title: say so either way
+        shown = ", ".join(f"{quote(t)} ({n} passages)" for t, n in sorted(kg.shared_titles.items())[:5])
+        log.warning("kg: %d title(s) shared by several passages, each read as one article, one entity: %s%s; "
+                    "give passages about different things different titles (stats.json: graph.shared_titles)",
+                    len(kg.shared_titles), shown, ", ..." if len(kg.shared_titles) > 5 else "")
     if kg.graph.number_of_edges() == 0:
         raise ComlqError(f"kg generator: no facts found in {len(passages)} passages; supply a triples file (--triples)")
     return kg
