@@ -296,8 +296,9 @@ def staging_folder(folder: str | Path, kind: str, pid: int) -> Path:
 
 def staging_folders(folder: str | Path) -> list[Path]:
     """The staging folders of `folder` that exist (after a kill -9 they are left over)."""
-    return sorted(p for kind in STAGING for p in staging_folder(folder, kind, 0).parent.glob(
-        f".{glob.escape(Path(folder).name)}.{kind}-*") if p.is_dir())
+    folder = Path(folder)
+    return sorted(p for kind in STAGING for p in folder.parent.glob(f".{glob.escape(folder.name)}.{kind}-*")
+                  if p.is_dir())
 
 
 # ---------------------------------------------------------------------------- finding runs

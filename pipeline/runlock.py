@@ -23,7 +23,7 @@ from pathlib import Path
 from types import TracebackType
 
 from pipeline.errors import ComlqError
-from pipeline.runfolder import RunFolder, output_lock, staging_folder, staging_folders
+from pipeline.runfolder import STAGING, RunFolder, output_lock, staging_folder, staging_folders
 from pipeline.schemas import check_output_folder, discard_partials, disk_errors
 
 log = logging.getLogger(__name__)
@@ -135,7 +135,7 @@ def staged_folder(out: str | os.PathLike[str], ours: Callable[[Path], bool], wha
     out = check_replaceable(out, ours, what)
     with OutputLock(out):
         check_replaceable(out, ours, what)  # again, now that no one else writes it
-        staging, old = (staging_folder(out, kind, os.getpid()) for kind in ("tmp", "old"))
+        staging, old = (staging_folder(out, kind, os.getpid()) for kind in STAGING)
         shutil.rmtree(staging, ignore_errors=True)
         with disk_errors(staging):
             staging.mkdir()
