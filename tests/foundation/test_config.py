@@ -26,15 +26,7 @@ def test_defaults_and_overrides(tmp_path):
     ('[generate]\nper_typ = 5\n', r"unknown setting 'per_typ'"),
     ('[nope]\nx = 1\n', r"unknown section \[nope\]"),
     ('[generate\n', r"bad TOML"),
-])
-def test_bad_settings_are_named(tmp_path, text, message):
-    path = tmp_path / "c.toml"
-    path.write_text(text)
-    with pytest.raises(ComlqError, match=message):
-        load_config(path)
-
-
-@pytest.mark.parametrize("text, message", [
+    # a list's items, a table's values and every section, [train] included, are checked
     ('[evaluate]\nretrievers = ["bm25", 7]\n', r"\[evaluate\]: 'retrievers' item 2 must be str, not 7$"),
     ('[evaluate]\nretrievers = []\n', r"'retrievers' must have at least 1 item, not \[\]"),
     ('[evaluate]\nparse = "glod"\n', r"'parse' must be one of gold, rules, llm, not 'glod'"),
@@ -50,7 +42,7 @@ def test_bad_settings_are_named(tmp_path, text, message):
     ('[train]\nepochs = 0\n', r"'epochs' must be >= 1, not 0"),
     ('[train]\nkinds = ["twins", "cousins"]\n', r"'kinds' item 2 must be one of violating, partial, twins"),
 ])
-def test_lists_tables_and_every_section_are_checked_item_by_item(tmp_path, text, message):
+def test_bad_settings_are_named(tmp_path, text, message):
     path = tmp_path / "c.toml"
     path.write_text(text)
     with pytest.raises(ComlqError, match=message):
