@@ -150,7 +150,7 @@ class ReviewConfig:
     batch_size: int = bounded(1000, 1)  # tasks per import request
     predictions: bool = False  # pre-fill the structure answer with the automatic check (annotators see it: not blind)
     pool_k: int = bounded(5, 0)  # pooled judging: each retriever's top k per item as "other candidates" (0: off)
-    pool_retrievers: tuple[str, ...] = at_least(("bm25", "dense"), 2)  # retriever specs ([evaluate] model etc. apply)
+    pool_retrievers: tuple[str, ...] = ("bm25", "dense")  # two or more retrievers ([evaluate] model etc. apply)
     registry: str | None = None  # runs awaiting review, for scheduled collect (default: $COMLQ_HOME/review-runs.json)
     secret_block: str = "comlq-label-studio-token"  # Prefect Secret block of the token (serve start saves it)
 
