@@ -225,3 +225,23 @@ def test_a_later_report_leaves_no_stale_file(probe, tmp_path: Path) -> None:
     probe.wrong_unless(left == ["metrics.json", "ndcg_by_negations.png", "ndcg_by_type.png", "per_query.json",
                                 "report.md", "runs/bm25.trec"], f"files of the earlier report left: {left}")
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".rep.")], "staging or lock left"
+
+
+def test_stale_output_lock_is_taken_over_with_the_dead_writers_folders(tmp_path: Path,
+                                                                      caplog: pytest.LogCaptureFixture) -> None:
+    """A writer killed with -9 leaves its lock file and its half-written staging folder: the next
+    writer takes the lock over, removes that folder, and replaces the earlier output whole."""
+    from pipeline.runlock import staged_folder
+
+    out = tmp_path / "rep"
+    (out / "runs").mkdir(parents=True)
+    (out / "metrics.json").write_text("{}")
+    (out / "runs" / "old.trec").write_text("earlier")
+    (tmp_path / ".rep.lock").write_text(json.dumps({"pid": 999999, "host": "gone", "started": "then"}))
+    (tmp_path / ".rep.tmp-999999").mkdir()
+    (tmp_path / ".rep.tmp-999999" / "metrics.json").write_text("half")
+    with caplog.at_level("WARNING"), staged_folder(out, lambda f: (f / "metrics.json").is_file(), "a report") as new:
+        (new / "metrics.json").write_text("{}")
+    assert "stale lock" in caplog.text and "pid 999999" in caplog.text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"] and sorted(p.name for p in out.iterdir()) == [
+        "metrics.json"]
