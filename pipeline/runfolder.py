@@ -19,6 +19,7 @@ and `comlq evaluate --beir/--out` take any folder, laid out the same way.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 from collections.abc import Iterable, Iterator
@@ -44,6 +45,12 @@ class BeirFolder(Folder):
     """A BEIR data folder (corpus, queries, graded qrels) plus the project's logic labels:
     violations (passages that break a query's negation), partial (passages that satisfy only part
     of a conjunction) and branches (the passages each branch of a union needs)."""
+
+    # the header line of each TSV file (BEIR's for the qrels), written by the export, checked by the reader
+    QRELS_HEADER = ("query-id", "corpus-id", "score")
+    VIOLATIONS_HEADER = ("query-id", "corpus-id", "violates")
+    PARTIAL_HEADER = ("query-id", "corpus-id", "partial")
+    BRANCHES_HEADER = ("query-id", "corpus-id", "branch")
 
     @property
     def corpus(self) -> Path:
@@ -297,6 +304,30 @@ STAGES = {stage.name: stage for stage in (
     Stage("train", reads=("export.beir", "export.data"), writes=("models.reranker.info",)),
     Stage("evaluate", reads=("export.beir",), writes=("report.metrics",)),
 )}
+
+
+def output_lock(folder: str | Path) -> Path:
+    """The lock of an output folder that is replaced whole (`evaluate`/`export`/`train --out`):
+    a hidden sibling, as anything inside goes with the folder (pipeline/runlock.py)."""
+    folder = Path(folder)
+    return folder.parent / f".{folder.name}.lock"
+
+
+STAGING = ("tmp", "old")  # an output folder being written, and the earlier one set aside meanwhile
+
+
+def staging_folder(folder: str | Path, kind: str, pid: int) -> Path:
+    """A temporary sibling of an output folder replaced whole: `.NAME.tmp-PID`, in which process
+    `pid` writes it, or `.NAME.old-PID`, where its earlier version waits to be removed."""
+    folder = Path(folder)
+    return folder.parent / f".{folder.name}.{kind}-{pid}"
+
+
+def staging_folders(folder: str | Path) -> list[Path]:
+    """The staging folders of `folder` that exist (after a kill -9 they are left over)."""
+    folder = Path(folder)
+    return sorted(p for kind in STAGING for p in folder.parent.glob(f".{glob.escape(folder.name)}.{kind}-*")
+                  if p.is_dir())
 
 
 # ---------------------------------------------------------------------------- finding runs

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import ComlqError
+from pipeline.errors import ComlqError, quote
 from pipeline.logical_form import Node, Not, Term, parse
 from pipeline.runfolder import BeirFolder
 from pipeline.schemas import iter_jsonl
@@ -67,11 +67,16 @@ def _jsonl(path: Path, what: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
         yield where, record_id, record
 
 
-def _tsv(path: Path, columns: int) -> Iterator[tuple[str, list[str]]]:
-    """Rows of a TSV file after its header, each with exactly `columns` fields."""
+def _tsv(path: Path, columns: int, header: tuple[str, ...] | None = None) -> Iterator[tuple[str, list[str]]]:
+    """Rows of a TSV file after its header, each with exactly `columns` fields. With `header` (the
+    expected names), a first line whose last column is a number is a row, not a header: an error,
+    as BEIR's readers (and this one) would drop it without a word."""
     with open(path, encoding="utf-8", newline="") as handle:
         reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        next(reader, None)  # header
+        first = next(reader, None)
+        if header and first and len(first) == len(header) and _number(first[-1]):
+            raise ComlqError(f"{path}:1: no header line: the file starts with a row ({quote(chr(9).join(first))}); "
+                             f"add the header line '{chr(9).join(header)}' (tab-separated), as BEIR's format has")
         for row in reader:
             if not row or not "".join(row).strip():
                 continue
@@ -79,6 +84,14 @@ def _tsv(path: Path, columns: int) -> Iterator[tuple[str, list[str]]]:
             if len(row) != columns:
                 raise ComlqError(f"{where}: expected {columns} tab-separated columns, got {len(row)}")
             yield where, row
+
+
+def _number(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _int(value: str, where: str, column: str) -> int:
@@ -157,14 +170,14 @@ def load_queries(path: Path, judged: set[str]) -> list[Query]:
 
 def load_qrels(path: Path) -> Qrels:
     qrels: Qrels = {}
-    for where, (qid, pid, score) in _tsv(path, 3):
+    for where, (qid, pid, score) in _tsv(path, 3, BeirFolder.QRELS_HEADER):
         qrels.setdefault(qid, {})[pid] = _int(score, where, "score")
     return qrels
 
 
 def load_violations(path: Path) -> Violations:
     violations: Violations = {}
-    for where, (qid, pid, violates) in _tsv(path, 3):
+    for where, (qid, pid, violates) in _tsv(path, 3, BeirFolder.VIOLATIONS_HEADER):
         violations.setdefault(qid, set())
         if _int(violates, where, "violates"):
             violations[qid].add(pid)
@@ -235,6 +248,9 @@ def load_beir(path: str | os.PathLike[str], split: str, qrels_variant: str | Non
     qrels = load_qrels(qrels_path)
     if not qrels:
         raise ComlqError(f"{qrels_path}: no judged queries in split '{split}'")
+    if not any(score > 0 for judged in qrels.values() for score in judged.values()):
+        raise ComlqError(f"{qrels_path}: no judgement has a positive score (all {sum(map(len, qrels.values()))} are "
+                         "<= 0), so no passage is relevant and every measure would be 0")
     corpus = load_corpus(folder.corpus)
     known = set(corpus.ids)
     for qid, judged in qrels.items():

@@ -8,6 +8,9 @@ REPORT/runs/NAME.trec   TREC run files
 REPORT/report.md        tables; REPORT/*.png plots
 REPORT/shuffled_ids.tsv opaque id -> original passage id, when the corpus was shuffled
 (paths from pipeline.runfolder.ReportFolder)
+
+The report folder is written whole into a temporary sibling and moved into place, one evaluation
+at a time (pipeline/runlock.py): no file of an earlier report survives.
 """
 
 from __future__ import annotations
@@ -24,14 +27,16 @@ from pipeline.config import Config
 from pipeline.errors import ComlqError
 from pipeline.progress import Progress
 from pipeline.runfolder import BeirFolder, ReportFolder
-from pipeline.schemas import AtomicWriter, check_output_folder, read_json, write_json
+from pipeline.runlock import staged_folder
+from pipeline.schemas import AtomicWriter, read_json, write_json
 from retrieval.base import Qrels, RetrieverUnavailable, Run, describe, write_trec
 from retrieval.beir import BeirData, load_beir, load_qrels
-from retrieval.metrics import BOOTSTRAP, MEASURES, bootstrap_ci, holm, mean, per_query, summarize
+from retrieval.metrics import BOOTSTRAP, MEASURES, bootstrap_ci, holm, mean, not_applicable, per_query, summarize
 from retrieval.shuffle import shuffle_corpus
 
 log = logging.getLogger(__name__)
 REFERENCE = "bm25"  # significance tests compare every retriever with this one, when it ran
+REPORT_FOLDER = "a report folder written by `comlq evaluate`"  # what --out may replace (it has metrics.json), or empty
 
 
 def file_name(name: str) -> str:
@@ -42,15 +47,44 @@ def file_name(name: str) -> str:
 def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = None, split: str | None = None,
                    retrievers: Sequence[str] | None = None, progress: bool = True) -> dict[str, Any]:
     """Evaluate, write the report folder, return the metrics (as written to metrics.json)."""
-    from retrieval.registry import Factory, canonical
-    from retrieval.report import write_report
+    from retrieval.registry import canonical, check_settings
 
     config = config or Config()
     split = split or config.evaluate.split
-    specs = [canonical(s) for s in (retrievers or config.evaluate.retrievers)]
+    specs = [canonical(s) for s in (config.evaluate.retrievers if retrievers is None else retrievers)]
     if not specs:
         raise ComlqError("no retrievers given")
-    report = ReportFolder(check_output_folder(out))  # before any work
+    check_settings(config.evaluate)
+    with staged_folder(out, _is_report, REPORT_FOLDER) as staging:  # checks `out` first; one writer; replaced whole
+        return _evaluate(beir, ReportFolder(staging), config, split, specs, progress)
+
+
+def input_warnings(data: BeirData, results: dict[str, dict[str, Any]]) -> list[str]:
+    """What the evaluation found that probably means a wrong input, for the report's top: judged
+    queries with nothing relevant, and gold logical forms asked for but missing (parsed by rules)."""
+    found = []
+    empty = sorted(qid for qid, judged in data.qrels.items() if not any(score > 0 for score in judged.values()))
+    if empty:
+        found.append(f"{len(empty)} of {len(data.qrels)} judged queries have no relevant passage (no score above 0 "
+                     f"in qrels/{data.split}.tsv; e.g. '{empty[0]}'): every measure is 0 for them")
+    for name, result in results.items():
+        parse = result["config"].get("parse")
+        if isinstance(parse, dict) and parse.get("source") == "gold" and parse.get("counts", {}).get("rules"):
+            found.append(f"{name}: parse=gold, but {parse['counts']['rules']} of {sum(parse['counts'].values())} "
+                         "queries have no logical form in queries.jsonl; their forms were parsed by rules from the "
+                         "question text (--parse rules says so up front)")
+    return found
+
+
+def _is_report(folder: Path) -> bool:
+    return ReportFolder(folder).metrics.is_file()
+
+
+def _evaluate(beir: str | Path, report: ReportFolder, config: Config, split: str, specs: list[str],
+              progress: bool) -> dict[str, Any]:
+    from retrieval.registry import Factory
+    from retrieval.report import write_report
+
     data = load_beir(beir, split, config.evaluate.qrels_variant)
     comparison = AuditComparison.of(data)
     seed = config.evaluate.shuffle_corpus
@@ -104,17 +138,20 @@ def run_evaluation(beir: str | Path, out: str | Path, config: Config | None = No
         results[spec] = {**summarize(values[spec], data.queries, reference if spec != REFERENCE else None),
                          **results[spec]}
     holm(results)
-    metrics: dict[str, Any] = {"dataset": data.describe(), "bootstrap": BOOTSTRAP, "retrievers": results}
+    dataset = {**data.describe(), "not_applicable": not_applicable(data.queries, data.violations, data.partial)}
+    metrics: dict[str, Any] = {"dataset": dataset, "bootstrap": BOOTSTRAP, "retrievers": results}
     if skipped:
         metrics["skipped"] = skipped
+    warnings = input_warnings(data, results)
+    for warning in warnings:
+        log.warning(warning)
+    if warnings:
+        metrics["warnings"] = warnings
     metrics.update(comparison.summary())
-    report.root.mkdir(parents=True, exist_ok=True)
     if names is not None:
         with AtomicWriter(report.shuffled_ids) as handle:
             handle.write("opaque-id\toriginal-id\n")
             handle.writelines(f"{opaque}\t{original}\n" for original, opaque in names.items())
-    else:  # an earlier shuffled run's map would name ids this run does not use
-        report.shuffled_ids.unlink(missing_ok=True)
     write_json(report.metrics, metrics, "metrics")
     write_json(report.per_query, values)
     write_report(report.root, metrics)

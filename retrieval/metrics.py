@@ -29,7 +29,9 @@ answer scores 0 on every trec measure (trec_eval -c); means are over the judged 
 consistency score needs its label file and is computed only for the queries it concerns:
 LSNC for queries with a negation (negations > 0, or listed in the violation labels); LSAC for
 queries with a conjunction (AND in the logical form, else a type whose indicator has ∧ or ∩,
-or listed in the partial labels); LSOC for queries listed in the branch labels.
+or listed in the partial labels); LSOC for queries listed in the branch labels. LSNC and LSAC
+leave out a query type none of whose queries has a label (`not_applicable`): with nothing that
+could be a mistake, each of its queries would score 1.0 whatever the ranking.
 """
 
 from __future__ import annotations
@@ -121,8 +123,8 @@ def per_query(run: Run, qrels: Qrels, queries: Sequence[Query] | None = None,
     full = trec.evaluate(answered)
     top10 = mrr.evaluate({qid: scores for qid, scores in cut(run, 10).items() if scores})
     judged_only = condensed.evaluate(answered)
-    negated = {q.id for q in queries or () if q.negations} | _listed(violations)
-    conjunctions = {q.id for q in queries or () if conjunctive(q)} | _listed(partial) if partial is not None else set()
+    scope = consistency_scope(queries or (), violations, partial)
+    negated, conjunctions = scope.get("LSNC", set()), scope.get("LSAC", set())
     result: PerQuery = {}
     for qid in qrels:
         values = {name: full.get(qid, {}).get(measure, 0.0) for name, measure in TREC_MEASURES.items()}
@@ -143,6 +145,41 @@ def per_query(run: Run, qrels: Qrels, queries: Sequence[Query] | None = None,
 
 def _listed(labels: Violations | None) -> set[str]:
     return {qid for qid, pids in (labels or {}).items() if pids}
+
+
+def _operator_queries(queries: Sequence[Query]) -> dict[str, set[str]]:
+    """The queries with a NOT (for LSNC) and with an AND (for LSAC)."""
+    return {"LSNC": {q.id for q in queries if q.negations}, "LSAC": {q.id for q in queries if conjunctive(q)}}
+
+
+def consistency_scope(queries: Sequence[Query], violations: Violations | None,
+                      partial: Violations | None) -> dict[str, set[str]]:
+    """The queries LSNC and LSAC apply to (a measure without its label file applies to none): those
+    with the operator, or listed in the labels, of a type at least one of whose queries has a label.
+    A type without any (2in, pin, pni have no partial passages) would score 1.0 by construction."""
+    scope, operator = {}, _operator_queries(queries)
+    for name, labels in (("LSNC", violations), ("LSAC", partial)):
+        if labels is None:
+            continue
+        listed = _listed(labels)
+        labelled = {q.type for q in queries if q.id in listed and q.type is not None}
+        wanted = operator[name] | listed
+        scope[name] = {q.id for q in queries if q.id in wanted and (q.id in listed or q.type in labelled)} | listed
+    return scope
+
+
+def not_applicable(queries: Sequence[Query], violations: Violations | None,
+                   partial: Violations | None) -> dict[str, list[str]]:
+    """Per consistency measure, the query types that have its operator but no labels: the report
+    shows "–" for them, and they are not in its means."""
+    scope = consistency_scope(queries, violations, partial)
+    out = {}
+    for name, wanted in _operator_queries(queries).items():
+        if name in scope:
+            types = {q.type for q in queries if q.id in wanted - scope[name] and q.type is not None}
+            if types:
+                out[name] = sorted(types, key=_natural)
+    return out
 
 
 def mean(values: PerQuery, qids: Iterable[str] | None = None) -> dict[str, float | None]:

@@ -97,11 +97,22 @@ def _definitions(measures: Sequence[str]) -> list[str]:
 
 
 MODEL_KEYS = ("model", "llm")  # config keys (retriever `describe()`) that name a model
+# where a logical form came from: the keys of a parser's counts (retrieval/logical_forms.py)
+FORM_SOURCES = {"gold": "shipped with the queries (gold)", "rules": "parsed by rules from the question text",
+                "llm": "parsed by the LLM", "rules (LLM answer did not parse)": "parsed by rules (the LLM's answer "
+                                                                                "did not parse)"}
+
+
+def _forms(name: str, parse: Mapping[str, Any]) -> str:
+    """'itlr: 120 shipped with the queries (gold), 15 parsed by rules ...' (the parser's counts)."""
+    counts = parse.get("counts") or {}
+    told = [f"{n} {FORM_SOURCES.get(source, source)}" for source, n in counts.items() if n]
+    return f"{name} (parse={parse.get('source', '?')}): {', '.join(told) or 'no query parsed'}"
 
 
 def _models(retrievers: Mapping[str, Any]) -> list[str]:
     """Which retriever ran on which model: the encoder, the reranker (if any) and LLMs."""
-    rows, encoders, rerankers, gold = [], set(), set(), set()
+    rows, encoders, rerankers, forms = [], set(), set(), []
     for name, result in retrievers.items():
         config = result.get("config", {})
         models = [f"{key} `{config[key]}`" for key in MODEL_KEYS if config.get(key)]
@@ -110,7 +121,7 @@ def _models(retrievers: Mapping[str, Any]) -> list[str]:
         parse = config.get("parse")
         if isinstance(parse, Mapping) and parse.get("source"):
             settings.append(f"parse={parse['source']}")
-            gold |= {name} if parse["source"] == "gold" else set()
+            forms.append(_forms(name, parse))
         rows.append([name, config.get("class", "?"), ", ".join(models) or "–", ", ".join(settings) or "–"])
         if "rerank" in str(config.get("class", "")).lower():
             rerankers.add(str(config.get("model")))
@@ -118,15 +129,19 @@ def _models(retrievers: Mapping[str, Any]) -> list[str]:
             encoders.add(str(config["model"]))
     summary = (f"Encoder: {', '.join(f'`{m}`' for m in sorted(encoders)) or 'none (no dense retriever)'}; "
                f"reranker: {', '.join(f'`{m}`' for m in sorted(rerankers)) or 'none'}.")
-    if gold:
-        summary += (f" {', '.join(sorted(gold))}: parse=gold, the logical forms shipped with the queries "
-                    "(written by the generator), not parsed from the question text.")
+    if forms:  # counted, not inferred from the setting: parse=gold falls back to rules where a query has no form
+        summary += " Where the logical forms came from: " + "; ".join(forms) + "."
     return ["## Models", "", summary, ""] + _table(["retriever", "class", "models", "settings"], rows)
 
 
 def _negated(retrievers: Mapping[str, Any]) -> str:
     negated = {r["overall"].get("negated_queries") for r in retrievers.values()} - {None}
     return f"; LSNC@K is over the {negated.pop()} queries with a negation" if len(negated) == 1 else ""
+
+
+def _not_applicable(data: Mapping[str, Any]) -> str:
+    return "".join(f"; {name}@K does not apply to {', '.join(types)} (no labels for their queries)"
+                   for name, types in data.get("not_applicable", {}).items())
 
 
 def markdown(metrics: Mapping[str, Any]) -> str:
@@ -138,14 +153,16 @@ def markdown(metrics: Mapping[str, Any]) -> str:
     kinds = (("violation", "violation_labels", "LSNC"), ("partial", "partial_labels", "LSAC"),
              ("branch", "branch_labels", "LSOC"))
     labels = "; ".join(f"{what} labels: {'yes' if data.get(key) else f'no (no {measure}@K)'}"
-                       for what, key, measure in kinds) + _negated(retrievers)
+                       for what, key, measure in kinds) + _negated(retrievers) + _not_applicable(data)
     lines = [f"# Retrieval evaluation: {data.get('beir', '?')} ({data.get('split', '?')})", "",
              f"{data.get('queries', '?')} queries, {data.get('passages', '?')} passages; {labels}.", "",
              (f"Corpus **shuffled** (seed {shuffled['seed']}): passages in a random order, every passage id renamed "
               "to an opaque one (runs/*.trec use them; shuffled_ids.tsv maps them back)." if shuffled else
               "Corpus **not shuffled**: passages in file order with their original ids "
-              "(`--shuffle-corpus SEED` checks that no retriever profits from order or ids)."), "",
-             "## Overall", ""]
+              "(`--shuffle-corpus SEED` checks that no retriever profits from order or ids)."), ""]
+    if metrics.get("warnings"):
+        lines += ["## Warnings", "", *(f"- {warning}" for warning in metrics["warnings"]), ""]
+    lines += ["## Overall", ""]
     lines += _table(["retriever", *measures],
                     [[n, *(retrievers[n]["overall"].get(m) for m in measures)] for n in names])
     lines += _definitions(measures) + _models(retrievers)
@@ -157,8 +174,14 @@ def markdown(metrics: Mapping[str, Any]) -> str:
         present = [m for m in measures if m.startswith(f"{name}@")]
         if present:
             rows = _cells(retrievers, "by_type", present[0])
-            rows = [row for row in rows if any(v is not None for v in row[2:])]  # types without the operator have none
-            lines += [f"## {present[0]} by query type", ""] + _table(["query type", "queries", *names], rows)
+            unlabelled = data.get("not_applicable", {}).get(name, [])
+            rows = [[*row[:2], *(["–"] * len(names) if row[0] in unlabelled else row[2:])] for row in rows
+                    if row[0] in unlabelled or any(v is not None for v in row[2:])]  # else: no such operator
+            note = ([f"{present[0]} does not apply to {', '.join(unlabelled)}: no query of "
+                     f"{'these types' if len(unlabelled) > 1 else 'this type'} has a label for it in this split "
+                     "(each would score 1.0 whatever the ranking); shown as –, left out of the overall figure.", ""]
+                    if unlabelled else [])
+            lines += [f"## {present[0]} by query type", "", *note] + _table(["query type", "queries", *names], rows)
     lines += _significance(retrievers)
     lines += _audit(metrics)
     # no timing here: it differs between two runs of the same data (and with the cache's state), so

@@ -123,6 +123,7 @@ class _Corpus:
         self.labels: dict[str, str] = {}
         self.types: dict[str, str] = {}
         self.spelling: dict[str, str] = {}  # a name -> the name of its entity node, when another spelling
+        self.shared_titles: dict[str, int] = {}  # title -> passages read as its one article, when several
         self._articles()
         self._same_names()
 
@@ -138,6 +139,7 @@ class _Corpus:
                 continue
             node = f"article:{title}"
             self.article_of[pid] = node
+            self.shared_titles[title] = self.shared_titles.get(title, 0) + 1
             self.labels[node] = bare_title(title)
             by_bare[bare_title(title)].add(node)
             for st in map(Statement._make, self.readings[pid]["statements"]):
@@ -145,6 +147,7 @@ class _Corpus:
                     aliases[st.subject_text].add(node)
                     if st.pattern == "is a" and st.object in _NAMED_BY_CLASS:  # "Henan is a province": Henan Province
                         aliases[f"{bare_title(title)} {st.object.title()}"].add(node)
+        self.shared_titles = {title: n for title, n in self.shared_titles.items() if n > 1}
         self.titles = frozenset(by_bare)  # a one-word person name links only as a title ("Plato")
         self.link: dict[str, str] = {}
         for alias, nodes in aliases.items():
@@ -303,7 +306,7 @@ class _Corpus:
         for pid, node in sorted(self.article_of.items()):
             if self.passages[pid].topic and node in used:
                 topics.setdefault(node, self.passages[pid].topic)
-        return Extraction(facts, {n: self.labels[n] for n in sorted(used)}, topics)
+        return Extraction(facts, {n: self.labels[n] for n in sorted(used)}, topics, self.shared_titles)
 
     def _facts(self, pid: str, st: Statement, evidence: Evidence) -> Iterator[tuple[str, str, str, Evidence]]:
         """(relation, subject node, object node, evidence) of what a statement states."""

@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from pipeline.config import Config, GenerateConfig
-from pipeline.errors import ComlqError
+from pipeline.errors import ComlqError, quote
 from pipeline.generator import BaseGenerator, GenerationResult
 from pipeline.itemchecks import answers_in_question, banned_words, check_witnesses
 from pipeline.kg.cache import ReadingCache, read_passages
@@ -81,7 +81,6 @@ _REASONS = {
                               "condition of the answers)",
     "overused_entity": "a named anchor or answer would be in more than max_entity_share of the run's items",
 }
-COMPLETENESS = ("drop", "review", "off")  # what a possible missed answer does to an item (see candidates.py)
 CORPUS_REASONS = ("corpus_other_member", "corpus_meets_negation", "corpus_narrower_class_member",
                   "corpus_narrower_class_negation", "negation_unstated", "possible_missed_answer")
 
@@ -124,6 +123,11 @@ def build_kg(passages: dict[str, Passage], triples: str | None = None) -> Knowle
     if not passages:
         raise ComlqError("kg generator: no passages to build a knowledge graph from")
     kg = from_extraction(extract(passages, processes=EXTRACT_PROCESSES), builtin_inverses())
+    if kg.shared_titles:  # one article cut into passages, or different things under one title: say so either way
+        shown = ", ".join(f"{quote(t)} ({n} passages)" for t, n in sorted(kg.shared_titles.items())[:5])
+        log.warning("kg: %d title(s) shared by several passages, each read as one article, one entity: %s%s; "
+                    "give passages about different things different titles (stats.json: graph.shared_titles)",
+                    len(kg.shared_titles), shown, ", ..." if len(kg.shared_titles) > 5 else "")
     if kg.graph.number_of_edges() == 0:
         raise ComlqError(f"kg generator: no facts found in {len(passages)} passages; supply a triples file (--triples)")
     return kg
@@ -150,9 +154,6 @@ class KGGenerator(BaseGenerator):
 
 
 def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tuple[str, ...]) -> GenerationResult:
-    if config.completeness not in COMPLETENESS:
-        raise ComlqError(f"[generate] completeness must be one of {', '.join(COMPLETENESS)} "
-                         f"(got {config.completeness!r})")
     if config.per_type < 1:
         raise ComlqError(f"per_type must be at least 1 (got {config.per_type})")
     if config.max_answers < 1:
