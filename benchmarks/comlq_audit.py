@@ -70,7 +70,7 @@ def pools(data: BeirData, query_ids: list[str], k: int,
 
 
 def draw(args: argparse.Namespace) -> None:
-    data = load_beir(args.beir, "dev")
+    data = load_beir(args.beir, args.split)
     raw = {}
     with open(Path(args.beir) / "queries.jsonl", encoding="utf-8") as lines:
         for line in lines:
@@ -86,8 +86,8 @@ def draw(args: argparse.Namespace) -> None:
             best = {p: min(pooled[qid].get(p, {"-": 99}).values()) for p in set(pooled[qid]) | set(gold)}
             ids = sorted(best, key=lambda p: (best[p], p))
             out.write(json.dumps({
-                "query_id": qid, "type": raw[qid]["type"], "question": by_id[qid].text,
-                "answer": raw[qid].get("answer"),
+                "query_id": qid, "type": raw[qid].get("type"), "question": by_id[qid].text,
+                "answer": raw[qid].get("answer", raw[qid].get("answers")),
                 "passages": [{"passage_id": p, "comlq_grade": gold.get(p), "ranks": dict(pooled[qid].get(p, {})),
                               "text": texts[p]} for p in ids],
             }, ensure_ascii=False) + "\n")
@@ -102,18 +102,18 @@ def apply(args: argparse.Namespace) -> None:
     from pipeline.orchestration.audit import link_source
     from pipeline.runfolder import BeirFolder
 
-    data = load_beir(args.beir, "dev")
+    data = load_beir(args.beir, args.split)
     records = [json.loads(line) for sheet in args.sheets for line in open(sheet, encoding="utf-8") if line.strip()]
     # the audit's "invented" label is a passage that answers as written about an invented entity
     judgements = [Judgement.from_dict(r | {"invented": bool(r.get("invented")) and r["grade"] > 0}) for r in records]
     queries = list(dict.fromkeys(str(r["query_id"]) for r in records))
     types = {q.id: q.type for q in data.queries}
-    about = {"source": "ComLQ dev (../shared/data/comlq)", "pool": "top 10 of bm25 and dense, corpus shuffled (seed 1)",
-             "judged_by": "readers of the passage text (benchmarks/judged/comlq_audit.jsonl)"}
+    about = {"beir": args.beir, "pool": "top 10 of bm25 and dense, corpus shuffled (seed 1)",
+             "judged_by": f"readers of the passage text ({Path(args.fixture).name})"}
     result = audit(data.qrels, judgements, types, queries=queries, passages=set(data.corpus.ids), raters=2,
                    about=about)
-    link_source(BeirFolder(args.beir), BeirFolder(args.out), "dev")
-    for path in write_audit(args.out, "dev", result):
+    link_source(BeirFolder(args.beir), BeirFolder(args.out), args.split)
+    for path in write_audit(args.out, args.split, result):
         print(f"wrote {path}")
     keep = ("query_id", "type", "passage_id", "comlq_grade", "grade", "invented", "negation", "reference", "reader",
             "note")
@@ -132,6 +132,7 @@ def main() -> None:
     sub = parser.add_subparsers(dest="verb", required=True)
     d = sub.add_parser("draw", help="the stratified sample and its pooled passages, as reading packets")
     d.add_argument("--beir", default=str(SHARED))
+    d.add_argument("--split", default="dev")
     d.add_argument("--seed", type=int, default=20261205)
     d.add_argument("--per-type", type=int, default=4)
     d.add_argument("--per-negation-type", type=int, default=8)
@@ -141,6 +142,7 @@ def main() -> None:
     a = sub.add_parser("apply", help="reader sheets -> audited qrels, audit.json, and the sheet kept in the repo")
     a.add_argument("sheets", nargs="+")
     a.add_argument("--beir", default=str(SHARED))
+    a.add_argument("--split", default="dev")
     a.add_argument("--out", required=True, help="a BEIR folder over --beir with the audited qrels")
     a.add_argument("--fixture", default=str(Path(__file__).parent / "judged" / "comlq_audit.jsonl"))
     args = parser.parse_args()
