@@ -9,7 +9,8 @@ not a missing one); grades 0/1/2 are ordinal for alpha. A statistic that is unde
 rating the same, or no units) is null.
 
 The disagreement list holds every unit the annotators did not answer alike, every unit with an
-"unsure" in it, and every comment. `pool` counts what pooled judging found: the other-candidate
+"unsure" in it, and every comment. `edits` lists every vote another account changed, pending
+items' too (annotation/pull.py). `pool` counts what pooled judging found: the other-candidate
 passages judged, those judged relevant (passages the generator had missed) and the items whose
 qrels they repaired, overall and per query type.
 """
@@ -85,6 +86,8 @@ def agreement(reviewed: list[dict[str, Any]], needed: int) -> dict[str, Any]:
     by_type: dict[str, dict[str, Units]] = defaultdict(lambda: {q: Units() for q in QUESTIONS})
     disagreements = []
     complete: list[dict[str, Any]] = []
+    edits = [{"item_id": r["item"]["id"], "type": r["item"]["type"], **edit}
+             for r in reviewed for edit in r["review"].get("edits", [])]
     for record in reviewed:
         item, review = record["item"], record["review"]
         if review["status"] == "pending":
@@ -114,6 +117,7 @@ def agreement(reviewed: list[dict[str, Any]], needed: int) -> dict[str, Any]:
         "by_type": {t: {q: units.summary(needed, QUESTIONS[q]) for q, units in questions.items()}
                     for t, questions in sorted(by_type.items())},
         "disagreements": disagreements,
+        "edits": edits,
         "pool": {"overall": _pool_counts(complete),
                  "by_type": {t: _pool_counts([r for r in complete if r["item"]["type"] == t]) for t in types}},
     }
