@@ -1,7 +1,7 @@
 """Inter-annotator agreement: Fleiss' kappa (statsmodels) and Krippendorff's alpha (krippendorff).
 
 A unit is one judgement several annotators made: an item's answer to one yes/no/unsure question
-(evidence spread: multi-passage items only) or one passage's grade. Only items with all their
+(evidence spread: only where asked, annotation.tasks.asks_spread) or one passage's grade. Only items with all their
 votes count (pending items are left out); each unit keeps the votes the decision counted (the
 first `needed`, vote.counted_votes), so Fleiss' kappa sees a constant number of raters. The
 questions are nominal data with three categories (yes 1, no 0, unsure 2: "unsure" is an answer,
@@ -26,6 +26,7 @@ import krippendorff
 import numpy as np
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
+from annotation.tasks import asks_spread
 from annotation.vote import counted_votes
 from pipeline.records import REVIEW_QUESTIONS, ReviewVote
 
@@ -95,7 +96,7 @@ def agreement(reviewed: list[dict[str, Any]], needed: int) -> dict[str, Any]:
         complete.append(record)
         votes = counted_votes([ReviewVote.from_dict(v) for v in review["votes"]], needed)
         for question in QUESTIONS:
-            if question == "evidence_spread" and item["n_passages"] == 1:
+            if question == "evidence_spread" and not asks_spread(item):
                 continue
             for passage_id, unit in _units(votes, question, list(review["relevance"])):
                 if len(unit) < 2:

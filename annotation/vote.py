@@ -7,8 +7,8 @@ Rules (docs/review.md states them for users):
 - yes/no/unsure questions: the answer more than half of the counted votes give ("unsure" counts
   as an answer, so yes-yes-unsure is yes and yes-no-unsure has no majority);
 - passage grades: the strict majority; without one (a 0/1/2 three-way split) the median, flagged;
-- accepted when a majority says the structure holds, the evidence is spread (multi-passage
-  items), the answers are correct and the item is not trivial, and a passage is relevant;
+- accepted when a majority says the structure holds, the evidence is spread (where asked:
+  annotation.tasks.asks_spread), the answers are correct and the item is not trivial, and a passage is relevant;
 - "answers incomplete" keeps the item only when its pooled judgements repaired the qrels (an
   other-candidate passage got a majority grade of 1 or 2), else rejects it;
 - the final qrels are the passages graded 1 or 2;
@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from annotation.tasks import asks_spread
 from pipeline.records import REVIEW_QUESTIONS, ReviewVote
 
 EDITED = "edited_by_another_account"  # the flag of an item with a vote another account changed
@@ -83,7 +84,7 @@ def decide(item: dict[str, Any], votes: Sequence[ReviewVote], needed: int,
         return review
     flags: list[str] = edited + (["extra_votes"] if len(votes) > needed else [])
     votes = counted_votes(votes, needed)
-    asked = [q for q in REVIEW_QUESTIONS if q != "evidence_spread" or item["n_passages"] > 1]
+    asked = [q for q in REVIEW_QUESTIONS if q != "evidence_spread" or asks_spread(item)]
     answers = {}
     for question in asked:
         given = [a for a in (v.answer(question) for v in votes) if a is not None]
