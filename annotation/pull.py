@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from annotation.agreement import agreement
 from annotation.client import connect, export_tasks, find_project, service_errors, user_emails
@@ -108,15 +108,21 @@ def decide_all(items: list[dict[str, Any]], tasks: list[dict[str, Any]], emails:
     return reviewed
 
 
-def fetch(config: ReviewConfig) -> tuple[list[dict[str, Any]], dict[int, str]]:
-    """Every task of the review project with its annotations, and the annotators' e-mails."""
+class Fetched(NamedTuple):
+    tasks: list[dict[str, Any]]  # every task of the review project, with its annotations
+    emails: dict[int, str]  # user id -> e-mail
+    project: Any  # the project as Label Studio holds it now, settings included
+
+
+def fetch(config: ReviewConfig) -> Fetched:
+    """Every task of the review project with its annotations, the annotators' e-mails, the project."""
     client = connect(config)
     with service_errors(config.url, config):
         project = find_project(client, config.project_title)
         if project is None:
             raise ComlqError(f"no Label Studio project titled '{config.project_title}' at {config.url} "
                              "(run `comlq review push RUN` first, or check review.project_title)")
-        return export_tasks(client, project.id), user_emails(client)
+        return Fetched(export_tasks(client, project.id), user_emails(client), client.projects.get(id=project.id))
 
 
 @contextmanager
@@ -136,7 +142,7 @@ def pull(run_dir: str | Path, config: ReviewConfig) -> PullResult:
     run = RunFolder(run_dir)
     items, _ = review_items(run.root, config)
     with collector_paused():
-        tasks, emails = fetch(config)
+        tasks, emails, _ = fetch(config)
         reviewed = decide_all(items, tasks, emails, config.annotators_per_item, EarlierVotes(run.review.reviewed))
         write_jsonl(run.review.reviewed, reviewed, "reviewed_item")
         write_json(run.review.agreement, agreement(reviewed, config.annotators_per_item), "agreement")

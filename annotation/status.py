@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from annotation.client import settings_changed
 from annotation.pull import EarlierVotes, decide_all, fetch
 from annotation.push import review_items
 from pipeline.config import ReviewConfig
@@ -24,6 +25,7 @@ class ReviewStatus:
     annotators: dict[str, tuple[int, int]] = field(default_factory=dict)  # e-mail -> (done, remaining)
     types: dict[str, Counter[str]] = field(default_factory=dict)  # query type -> status -> items
     edits: list[str] = field(default_factory=list)  # one line per vote another account changed
+    settings_changed: list[str] = field(default_factory=list)  # project settings no longer the push's
 
     def table(self) -> str:
         width = max([len("annotator"), *map(len, self.annotators)])
@@ -37,6 +39,10 @@ class ReviewStatus:
             lines.append(f"{self.not_pushed} items of the run are not on the server (push them: comlq review push RUN)")
         if self.edits:
             lines += ["", f"{len(self.edits)} votes edited by another account:", *self.edits]
+        if self.settings_changed:
+            changed = ", ".join(self.settings_changed)
+            lines += ["", f"project settings changed in Label Studio since the push: {changed} "
+                          "(`comlq review push RUN` sets them back)"]
         return "\n".join(lines)
 
 
@@ -50,10 +56,10 @@ def edit_line(item_id: str, edit: dict[str, Any]) -> str:
 def review_status(run_dir: str | Path, config: ReviewConfig) -> ReviewStatus:
     """Per annotator: the run's tasks they submitted, and those still short of votes that they
     have not done; per query type: accepted, rejected and pending items; every vote edited by
-    another account, as the pull would count it."""
+    another account, as the pull would count it; the project settings changed since the push."""
     items, _ = review_items(Path(run_dir), config)
     ids = {item["id"] for item in items}
-    tasks, emails = fetch(config)
+    tasks, emails, project = fetch(config)
     tasks = [t for t in tasks if t.get("data", {}).get("item_id") in ids]  # the project may hold other runs
     earlier = EarlierVotes(RunFolder(run_dir).review.reviewed)  # what the pull would count an edited vote as
     reviewed = decide_all(items, tasks, emails, config.annotators_per_item, earlier)
@@ -74,4 +80,5 @@ def review_status(run_dir: str | Path, config: ReviewConfig) -> ReviewStatus:
         by_type.setdefault(record["item"]["type"], Counter())[record["review"]["status"]] += 1
     status.types = {t: by_type[t] for t in TYPE_NAMES if t in by_type}
     status.edits = [edit_line(r["item"]["id"], e) for r in reviewed for e in r["review"].get("edits", [])]
+    status.settings_changed = settings_changed(project, config)
     return status

@@ -94,3 +94,21 @@ def test_a_vote_overwritten_by_another_account_counts_as_its_authors_own_or_not_
             f"{kept['edits'][0]['edited_at']}; counted as the author's own version from an earlier pull") in table
     assert f"item r-3p-3: {A}'s vote (annotation {unseen}) was saved by {B}" in table
     assert "left out (no earlier pull holds the author's own version)" in table
+
+
+def test_status_names_project_settings_an_annotator_changed_and_a_push_sets_them_back(ls, tmp_path, make_run):
+    run = make_run(tmp_path / "run")
+    config = ls.project("settings drift")
+    project_id = push(run, config, pool=Pool({})).project_id
+    assert review_status(run, config).settings_changed == []  # as pushed: the labeling config and instructions too
+    # an annotator's own token may change the project (Label Studio Community has no roles)
+    as_annotator = LabelStudio(base_url=config.url, api_key=ls.annotator(A))
+    as_annotator.projects.update(project_id, show_annotation_history=True, maximum_annotations=1)
+    status = review_status(run, config)
+    assert status.settings_changed == ["maximum_annotations", "show_annotation_history"]
+    assert ("project settings changed in Label Studio since the push: maximum_annotations, show_annotation_history "
+            "(`comlq review push RUN` sets them back)") in status.table()
+    push(run, config, pool=Pool({}))
+    assert review_status(run, config).settings_changed == []
+    project = connect(config).projects.get(id=project_id)
+    assert (project.show_annotation_history, project.maximum_annotations) == (False, 3)
