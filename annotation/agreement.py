@@ -1,12 +1,12 @@
 """Inter-annotator agreement: Fleiss' kappa (statsmodels) and Krippendorff's alpha (krippendorff).
 
 A unit is one judgement several annotators made: an item's answer to one yes/no/unsure question
-(evidence spread: only where asked, annotation.tasks.asks_spread) or one passage's grade. Only items with all their
-votes count (pending items are left out); each unit keeps the votes the decision counted (the
-first `needed`, vote.counted_votes), so Fleiss' kappa sees a constant number of raters. The
-questions are nominal data with three categories (yes 1, no 0, unsure 2: "unsure" is an answer,
-not a missing one); grades 0/1/2 are ordinal for alpha. A statistic that is undefined (every
-rating the same, or no units) is null.
+(evidence spread: only where asked, annotation.tasks.asks_spread) or one passage's grade. Only
+items with all their votes count (pending items are left out); each unit keeps the votes the
+decision counted (the first `needed`, vote.counted_votes), so Fleiss' kappa sees a constant number
+of raters. The questions are nominal data with three categories (yes 1, no 0, unsure 2: "unsure"
+is an answer, not a missing one); grades 0/1/2 are ordinal for alpha. A statistic that is
+undefined (every rating the same, or no units) is null.
 
 The disagreement list holds every unit the annotators did not answer alike, every unit with an
 "unsure" in it, and every comment. `edits` lists every vote another account changed, pending

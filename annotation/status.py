@@ -38,7 +38,8 @@ class ReviewStatus:
         if self.not_pushed:
             lines.append(f"{self.not_pushed} items of the run are not on the server (push them: comlq review push RUN)")
         if self.edits:
-            lines += ["", f"{len(self.edits)} votes edited by another account:", *self.edits]
+            votes = "1 vote" if len(self.edits) == 1 else f"{len(self.edits)} votes"
+            lines += ["", f"{votes} edited by another account:", *self.edits]
         if self.settings_changed:
             changed = ", ".join(self.settings_changed)
             lines += ["", f"project settings changed in Label Studio since the push: {changed} "

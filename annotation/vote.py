@@ -8,7 +8,8 @@ Rules (docs/review.md states them for users):
   as an answer, so yes-yes-unsure is yes and yes-no-unsure has no majority);
 - passage grades: the strict majority; without one (a 0/1/2 three-way split) the median, flagged;
 - accepted when a majority says the structure holds, the evidence is spread (where asked:
-  annotation.tasks.asks_spread), the answers are correct and the item is not trivial, and a passage is relevant;
+  annotation.tasks.asks_spread), the answers are correct and the item is not trivial, and a
+  passage is relevant;
 - "answers incomplete" keeps the item only when its pooled judgements repaired the qrels (an
   other-candidate passage got a majority grade of 1 or 2), else rejects it;
 - the final qrels are the passages graded 1 or 2;
