@@ -1,8 +1,8 @@
 """A push that speaks: pooled judging shows its progress on a terminal as `comlq run` does, and the
 dense pool's encoding of the passages shows its bar before the first batch is encoded (so a first
 push with an empty embedding cache says what it does at once, not minutes later), then its rate
-and the time left. No server needed; the model is replaced by a recorder of what the terminal
-showed when each batch was encoded."""
+and the time left after each model batch of 64 passages. No server needed; the model is replaced
+by a recorder of what the terminal showed when each batch was encoded."""
 
 from __future__ import annotations
 
@@ -57,6 +57,6 @@ def test_pooling_and_the_encoding_show_progress_before_the_first_batch_is_encode
     first = shown[0]  # before any passage was encoded
     assert "pooled judging:  50%" in first and "1/2 retriever" in first and "dense: indexing 312 passages" in first
     assert re.search(r"encoding passages \(sentence-transformers/all-MiniLM-L6-v2, \w+\):\s+0%.*0/312", first)
-    later = shown[1]  # after the first batch (256 texts): how fast, and how long is left
-    assert re.search(r"encoding passages .*256/312 \[[0-9:]+<[0-9:]+, +[0-9.]+\w? ?text/s\]", later)
+    later = shown[1]  # after the first model batch (64 texts): how fast, and how long is left
+    assert re.search(r"encoding passages .*64/312 \[[0-9:]+<[0-9:]+, +[0-9.]+\w? ?text/s\]", later)
     assert "pooled judging: 100%" in terminal.getvalue()
