@@ -33,13 +33,22 @@ class PullResult:
         return f"wrote {self.reviewed} ({counts}) and {self.agreement}"
 
 
-def _account(user: Any, emails: dict[int, str]) -> str | None:
-    """An exported user field (an id, or an inlined user) as an e-mail; None when empty."""
-    if user is None:
-        return None
+def _account(user: Any, emails: dict[int, str]) -> str:
+    """An exported user field (an id, or an inlined user) as an e-mail."""
     if isinstance(user, dict):  # some export options inline the user
         return user.get("email") or str(user.get("id"))
     return emails.get(user, str(user))
+
+
+def _annotator(annotation: dict[str, Any], emails: dict[int, str]) -> str:
+    """Who submitted an exported annotation (its completed_by)."""
+    return _account(annotation.get("completed_by"), emails)
+
+
+def _editor(annotation: dict[str, Any], emails: dict[int, str]) -> str | None:
+    """Who saved an exported annotation last (its updated_by), if Label Studio recorded it."""
+    user = annotation.get("updated_by")
+    return None if user is None else _account(user, emails)
 
 
 class EarlierVotes:
@@ -73,12 +82,12 @@ def task_votes(task: dict[str, Any], emails: dict[int, str],
     for annotation in task.get("annotations") or []:
         if annotation.get("was_cancelled"):
             continue
-        who = _account(annotation.get("completed_by"), emails) or "unknown"
+        who = _annotator(annotation, emails)
         if who not in latest or (annotation.get("id") or 0) > (latest[who].get("id") or 0):
             latest[who] = annotation
     votes, edits = [], []
     for who, annotation in sorted(latest.items(), key=lambda kv: kv[1].get("id") or 0):
-        editor = _account(annotation.get("updated_by"), emails)
+        editor = _editor(annotation, emails)
         if editor is None or editor == who:
             votes.append(read_vote(task, annotation, who))
             continue
