@@ -183,7 +183,8 @@ REVIEW_QUESTIONS = ("structure_ok", "evidence_spread", "answers_correct", "answe
 @dataclass(frozen=True, slots=True)
 class ReviewVote:
     """One annotator's judgement of one item. A question answered "unsure" is None and named in
-    `unsure`; a question not asked (evidence spread of a 1-passage item) is None and not named."""
+    `unsure`; a question not asked (evidence spread where annotation.tasks.asks_spread says no) is None
+    and not named."""
 
     item_id: str
     annotator: str

@@ -245,4 +245,6 @@ def make_encoder(model: str | None = None, base_url: str | None = None, api_key_
         if not model:
             raise ComlqError("an embeddings endpoint needs a model name ([evaluate] model)")
         return CachedEncoder(OpenAIEncoder(model, base_url, api_key_env), cache_dir)
-    return CachedEncoder(SentenceTransformerEncoder(model, precision=precision), cache_dir)
+    local = SentenceTransformerEncoder(model, precision=precision)
+    # one model batch per call: the bar moves (and estimates the time left) every 64 texts, not 256
+    return CachedEncoder(local, cache_dir, batch_size=local.batch_size)

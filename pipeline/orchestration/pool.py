@@ -16,6 +16,7 @@ from typing import Any
 from annotation.push import Pool
 from pipeline.config import Config
 from pipeline.errors import ComlqError
+from pipeline.progress import Progress
 from pipeline.records import Passage
 
 log = logging.getLogger(__name__)
@@ -36,15 +37,20 @@ def pooled_candidates(items: Sequence[dict[str, Any]], passages: dict[str, Passa
     excluded = {i["id"]: {e["passage_id"] for e in i["evidence"]} | set(i["violating"]) for i in items}
     depth = k + max(len(x) for x in excluded.values())  # k left after the exclusions
     queries = [Query(i["id"], i["question"], i["type"], i["n_passages"], i["logical_form"]) for i in items]
-    factory = Factory(config.evaluate, config.llm, progress=False)
+    factory = Factory(config.evaluate, config.llm)  # the encoder shows its bar, with the time left, as in `comlq run`
     rankings: list[dict[str, list[str]]] = []
-    for spec in specs:
-        retriever = factory.build(spec)
-        retriever.index(corpus)
-        run = retriever.retrieve(queries, depth)
-        rankings.append({qid: [pid for pid, _ in ranked(scores) if pid not in excluded[qid]][:k]
-                         for qid, scores in run.items()})
-        log.info("pooled judging: %s ranked %d questions over %d passages", retriever.name, len(queries), len(corpus))
+    with Progress("pooled judging", total=len(specs), unit="retriever", estimate=False) as bar:
+        for spec in specs:
+            bar.set_postfix_str(f"{spec}: indexing {len(corpus)} passages")
+            retriever = factory.build(spec)
+            retriever.index(corpus)
+            bar.set_postfix_str(f"{spec}: ranking {len(queries)} questions")
+            run = retriever.retrieve(queries, depth)
+            rankings.append({qid: [pid for pid, _ in ranked(scores) if pid not in excluded[qid]][:k]
+                             for qid, scores in run.items()})
+            bar.update()
+            log.info("pooled judging: %s ranked %d questions over %d passages", retriever.name, len(queries),
+                     len(corpus))
     candidates = {}
     for item in items:
         lists = [ranking.get(item["id"], []) for ranking in rankings]

@@ -25,6 +25,7 @@ from label_studio_sdk import LabelStudio
 from annotation import server
 from annotation.client import connect, export_tasks, find_project
 from annotation.results import regions
+from annotation.tasks import asks_spread
 from annotation.users import add_annotator, user_token
 from pipeline.config import ReviewConfig
 from pipeline.orchestration.settings import EPHEMERAL_STARTUP_TIMEOUT_SECONDS, configure
@@ -145,7 +146,7 @@ def _votes(items: list[dict[str, Any]], annotators: tuple[str, ...], rejected: s
     """Every evidence passage relevant (the rest left ungraded), the evidence spread, the answers
     right; the answers of `rejected` wrong for every annotator but `dissenter`."""
     return {item["id"]: [{"annotator": who, "structure_ok": True,
-                          "evidence_spread": True if item["n_passages"] > 1 else None,
+                          "evidence_spread": True if asks_spread(item) else None,
                           "answers_correct": not (item["id"] == rejected and who != dissenter),
                           "answers_complete": True, "trivial": False,
                           "relevance": {e["passage_id"]: 2 for e in item["evidence"]}} for who in annotators]

@@ -194,6 +194,20 @@ def test_passages_come_in_groups_with_headings_the_regions_cover(items, passages
     assert data["query_type"] == "2in: evidence in 1 passage" and data["spread"] == []
 
 
+def test_evidence_spread_is_asked_only_where_an_answer_rests_on_several_passages(items, passages):
+    # a 1p item with two answers in two passages: each passage holds all of its answer's facts
+    one_hop = items["r-1p-1"] | {"n_passages": 2, "answers": ["Warsaw", "Paris"],
+                                 "evidence": [{"passage_id": "p1", "grade": 1}, {"passage_id": "p2", "grade": 1}]}
+    assert task_data(one_hop, passages)["spread"] == []
+    assert task_data(items["r-2u-2"], passages)["spread"] == []  # a union's answer meets either branch
+    assert len(task_data(items["r-2i-2"], passages)["spread"]) == 1  # an intersection needs both facts
+    # a spread answer left on an older task is not counted where the question is no longer asked
+    votes = [vote(who, {"p1": 2, "p2": 0}, evidence_spread="no") for who in "abc"]
+    review = decide(one_hop, votes, 3)
+    assert (review["status"], review["evidence_spread"]) == ("accepted", None)
+    assert agreement([{"item": one_hop, "review": review}], 3)["overall"]["evidence_spread"]["units"] == 0
+
+
 def test_offsets_count_code_points_past_characters_outside_the_bmp(items, passages):
     data = task_data(items["r-3p-3"], passages)  # the Danube passage holds a character outside the BMP
     text = _text(data["html"])
