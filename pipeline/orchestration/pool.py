@@ -23,14 +23,17 @@ log = logging.getLogger(__name__)
 
 
 def pooled_candidates(items: Sequence[dict[str, Any]], passages: dict[str, Passage], config: Config) -> Pool:
-    """Per item, each retriever's top `review.pool_k` passages for the question that are neither
-    evidence nor violating, merged rank by rank (best of each retriever first), no repeats."""
+    """Per item, the passages its generator flagged as possible missed answers (`possible_missed`, the
+    kg completeness check kept for review), then each retriever's top `review.pool_k` passages for the
+    question that are neither evidence nor violating, merged rank by rank (best of each retriever first),
+    no repeats."""
     from retrieval.base import Corpus, Query, ranked
     from retrieval.registry import Factory
 
+    flagged = {i["id"]: [p for p in i.get("possible_missed", ()) if p in passages] for i in items}
     k, specs = config.review.pool_k, tuple(config.review.pool_retrievers)
     if k <= 0 or not specs or not items:
-        return Pool({})
+        return Pool({iid: ps for iid, ps in flagged.items() if ps})
     if len(specs) < 2:
         raise ComlqError(f"review.pool_retrievers: pooling needs two or more retrievers, got {list(specs)}")
     corpus = Corpus(tuple(passages), tuple(f"{p.title} {p.text}" if p.title else p.text for p in passages.values()))
@@ -55,5 +58,5 @@ def pooled_candidates(items: Sequence[dict[str, Any]], passages: dict[str, Passa
     for item in items:
         lists = [ranking.get(item["id"], []) for ranking in rankings]
         merged = [pid for rank in range(k) for ids in lists if rank < len(ids) for pid in [ids[rank]]]
-        candidates[item["id"]] = list(dict.fromkeys(merged))
+        candidates[item["id"]] = list(dict.fromkeys(flagged[item["id"]] + merged))
     return Pool(candidates, specs)

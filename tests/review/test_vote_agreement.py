@@ -393,3 +393,18 @@ def test_agreement_on_the_new_questions_and_pooled_grades_matches_a_hand_computa
         ("i2", "answers_correct", ""), ("i3", "answers_correct", ""), ("i4", "answers_correct", ""),
         ("i2", "answers_complete", ""), ("i3", "answers_complete", ""), ("i2", "trivial", ""),
         ("i1", "relevance", "c1"), ("i2", "relevance", "e2"), ("i2", "relevance", "c2"), ("i4", "relevance", "c4")])
+
+
+def test_the_generator_s_possible_missed_answers_come_first_in_the_pool(items, passages):
+    """A kg item kept for review with possible missed answers (`[generate] completeness = "review"`) shows
+    them to the annotators before the retrievers' pool, also with pooling off; unknown ids are left out."""
+    from pipeline.orchestration.pool import pooled_candidates
+
+    item = dict(items["r-2in-1"], possible_missed=["p10", "nowhere"])
+    config = Config()
+    config.review.pool_k = 0
+    assert pooled_candidates([item], passages, config) == Pool({"r-2in-1": ["p10"]})
+    config.review.pool_k = 2
+    pool = pooled_candidates([item], passages, config)
+    assert pool.candidates["r-2in-1"][0] == "p10" and len(pool.candidates["r-2in-1"]) == len(
+        set(pool.candidates["r-2in-1"]))
