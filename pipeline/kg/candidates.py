@@ -25,23 +25,16 @@ reviewers the candidates' passages (`[generate] completeness = "review"`): it ne
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterable
-
-import numpy as np
-
+from pipeline.completeness import Search
 from pipeline.kg.complete import CLASS_RELATIONS, CorpusCheck
 from pipeline.kg.lexicon import narrower, spelled
 from pipeline.kg.query import Plan, Step, traversal
 from pipeline.kg.sample import Grounding
-from pipeline.records import Passage
 
 DATES = ("value:century:", "value:decade:")  # date nodes: a broad condition
 # relations an entity has one value of: a stated other value contrasts with the condition's
 ONE_VALUED = frozenset({"born_in", "died_in", "born_in_century", "died_in_century", "born_in_decade",
                         "died_in_decade", "founded_in_century", "published_in_decade", "took_place_in_century"})
-SEARCH_K = 20  # the question's top passages a search adds to the candidates
-Search = Callable[[str], Iterable[str]]  # question -> the passage ids a search ranks first for it
 
 
 class MissedAnswers:
@@ -158,31 +151,6 @@ class MissedAnswers:
         noun = self.kg.label(cls)
         stated = {spelled(self.kg.label(c)) for r in CLASS_RELATIONS for c in self.kg.neighbours(entity, r)}
         return not stated or bool(stated & ({spelled(noun)} | narrower(noun)))
-
-
-def bm25_search(passages: dict[str, Passage], k: int = SEARCH_K) -> Search:
-    """The question's top `k` passages by BM25 (bm25s, Snowball stemming and English stop words, as
-    `comlq evaluate`'s bm25 ranks them): built once per run, over every passage."""
-    import bm25s
-    import Stemmer
-
-    logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets its own logger to DEBUG
-    ids = sorted(passages)
-    stemmer = Stemmer.Stemmer("english")
-    model = bm25s.BM25()
-    model.index(bm25s.tokenize([passages[p].text for p in ids], stopwords="en", stemmer=stemmer,
-                               show_progress=False), show_progress=False)
-
-    def search(question: str) -> list[str]:
-        tokens = bm25s.tokenize([question], stopwords="en", stemmer=stemmer, return_ids=False, show_progress=False)
-        token_ids = model.get_tokens_ids(tokens[0])
-        if not token_ids:
-            return []
-        scores = model.get_scores_from_ids(token_ids)
-        top = np.argsort(-scores, kind="stable")[:k]  # ties in id order (ids are sorted)
-        return [ids[i] for i in top if scores[i] > 0]
-
-    return search
 
 
 def _meeting(conditions: list[frozenset[str]], steps: list[Step]) -> frozenset[str]:

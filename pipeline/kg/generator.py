@@ -17,12 +17,13 @@ from pathlib import Path
 
 import yaml
 
+from pipeline.completeness import bm25_search
 from pipeline.config import Config, GenerateConfig
 from pipeline.errors import ComlqError, quote
 from pipeline.generator import BaseGenerator, GenerationResult
 from pipeline.itemchecks import answers_in_question, banned_words, check_witnesses
 from pipeline.kg.cache import ReadingCache, read_passages
-from pipeline.kg.candidates import MissedAnswers, bm25_search
+from pipeline.kg.candidates import MissedAnswers
 from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.enumerators import ChainEnumerator, Enumerating, Enumerator
 from pipeline.kg.extract import extract

@@ -3,7 +3,8 @@ condition of the target, whose entity the graph does not make an answer."""
 
 from __future__ import annotations
 
-from pipeline.kg.candidates import MissedAnswers, bm25_search
+from pipeline.completeness import bm25_search
+from pipeline.kg.candidates import MissedAnswers
 from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.facts import Evidence, Fact
 from pipeline.kg.generator import builtin_inverses
