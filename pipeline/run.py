@@ -4,7 +4,7 @@ There is one wiring of the stages: pipeline/orchestration/flows/. This module se
 Prefect's environment for the run (pipeline/orchestration/settings.py: an ephemeral API inside
 the run folder unless PREFECT_API_URL names a server), runs the flow and says what it wrote.
 A run whose stages are all done already (pipeline/orchestration/plan.py) says so without
-starting Prefect.
+starting Prefect; a Ctrl-C while Prefect runs ends the run at once (pipeline/interrupt.py).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pipeline import interrupt
 from pipeline.errors import ComlqError
 from pipeline.export.split import check_per_type
 from pipeline.generator import describe_shortfalls
@@ -90,16 +91,18 @@ def run(out: str | Path, config: str | None = None, *, review: bool = False, tas
     cfg = check_run(out, config, types, **overrides)
     check_per_type(cfg.generate.per_type, cfg.export.ratios)  # not after minutes of work
     started = datetime.now(UTC)
-    with RunLock(out):
+    with RunLock(out) as lock:
         done = None if review else finished_line(out, cfg, types)
         if done is not None:
             _say_done(out, done, allow_short or cfg.generate.allow_short)
             counts, state, message = done, "Completed", ""
         else:
             settings.configure(out, verbose)  # before prefect is imported
-            counts, state, message = _run_flow(out, config, review=review, task_runner=task_runner,
-                                               dask_address=dask_address, types=types, allow_short=allow_short,
-                                               **overrides)
+            # a Ctrl-C ends the run at once (its files being written go, finished stages stay), and its lock
+            with interrupt.on_interrupt(lambda: lock.__exit__(None, None, None)), interrupt.ending_at_once():
+                counts, state, message = _run_flow(out, config, review=review, task_runner=task_runner,
+                                                   dask_address=dask_address, types=types, allow_short=allow_short,
+                                                   **overrides)
     run_folder = RunFolder(out)
     paths = dict(zip(OUTPUTS, run_folder.paths(OUTPUTS)))
     written = {what: path for what, path in paths.items() if path.exists()}

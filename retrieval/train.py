@@ -23,11 +23,13 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from pipeline import interrupt
 from pipeline.config import TrainConfig
 from pipeline.errors import ComlqError
 from pipeline.progress import Progress
@@ -73,7 +75,8 @@ def staged(out: Path) -> Iterator[Path]:
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     try:
-        yield staging
+        with interrupt.on_interrupt(partial(shutil.rmtree, staging, ignore_errors=True)):  # a Ctrl-C, in any thread
+            yield staging
         shutil.rmtree(out, ignore_errors=True)
         staging.rename(out)
     finally:

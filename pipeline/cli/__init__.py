@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from pipeline import interrupt
 from pipeline.config import Config, load_config
 from pipeline.errors import ComlqError
 
@@ -80,6 +81,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The `comlq` command; argv None: this process's own command line (its Ctrl-C is ours, pipeline.interrupt)."""
+    if argv is None:
+        interrupt.install()
+    with interrupt.ending():
+        return _command(argv)
+
+
+def _command(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging(getattr(args, "verbose", False))
     try:
@@ -90,9 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # a full disk or a vanished folder deep inside a library: still one line
         print(f"comlq: error: {exc.filename or 'I/O'}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("comlq: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt:  # the `comlq` process ends in interrupt.ending(); a caller of main() gets 130
+        interrupt.say()
+        return interrupt.EXIT_CODE
 
 
 if __name__ == "__main__":

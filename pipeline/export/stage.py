@@ -18,8 +18,10 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
+from pipeline import interrupt
 from pipeline.config import ExportConfig
 from pipeline.errors import ComlqError
 from pipeline.export.beir import corpus_ids, write_beir
@@ -66,15 +68,16 @@ def _staged(out: Path) -> Iterator[Path]:
     staging = out.parent / f".{out.name}.tmp-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
-    try:
-        yield staging
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    old = out.parent / f".{out.name}.old-{os.getpid()}"
-    if out.exists():
-        out.rename(old)
-    staging.rename(out)
+    with interrupt.on_interrupt(partial(shutil.rmtree, staging, ignore_errors=True)):  # a Ctrl-C, in any thread
+        try:
+            yield staging
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        old = out.parent / f".{out.name}.old-{os.getpid()}"
+        if out.exists():
+            out.rename(old)
+        staging.rename(out)
     shutil.rmtree(old, ignore_errors=True)
 
 
