@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import replace
@@ -42,8 +43,7 @@ def iter_passages(source: str, limit: int | None = None) -> Iterator[Passage]:
 
 def _located(source: str, limit: int | None = None) -> Iterator[tuple[str, Passage]]:
     """(where, passage): where names the file and line (or row) the passage came from."""
-    if limit is not None and limit < 0:
-        raise ComlqError(f"the passage limit must be 0 or more, not {limit}")
+    check_limit(limit)
     check_source(source)
     if source == "sample":
         passages = _from_passage_jsonl(SAMPLE_PATH)
@@ -53,6 +53,13 @@ def _located(source: str, limit: int | None = None) -> Iterator[tuple[str, Passa
         passages = _from_path(Path(source))
     cut = ((where, piece) for where, passage in passages for piece in cut_long(passage))
     return itertools.islice(cut, limit) if limit is not None else cut
+
+
+def check_limit(limit: int | None) -> None:
+    if limit is not None and limit < 0:
+        raise ComlqError(f"the passage limit must be 0 or more, not {limit}")
+    if limit is not None and limit > sys.maxsize:  # islice takes no more
+        raise ComlqError(f"the passage limit must be at most {sys.maxsize:,}, not {limit}")
 
 
 def _hf_name(source: str) -> tuple[str, str | None]:

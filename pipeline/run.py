@@ -1,8 +1,10 @@
 """`comlq run`: the whole line on one run folder, as the Prefect flow `build_benchmark`.
 
-There is one wiring of the stages: pipeline/orchestration/flows.py. This module sets up
+There is one wiring of the stages: pipeline/orchestration/flows/. This module sets up
 Prefect's environment for the run (pipeline/orchestration/settings.py: an ephemeral API inside
 the run folder unless PREFECT_API_URL names a server), runs the flow and says what it wrote.
+A run whose stages are all done already (pipeline/orchestration/plan.py) says so without
+starting Prefect; a Ctrl-C while Prefect runs ends the run at once (pipeline/interrupt.py).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pipeline import interrupt
 from pipeline.errors import ComlqError
 from pipeline.export.split import check_per_type
 from pipeline.generator import describe_shortfalls
@@ -81,37 +84,66 @@ def run(out: str | Path, config: str | None = None, *, review: bool = False, tas
     """
     from pipeline.orchestration import settings
     from pipeline.orchestration.parameters import check_run, expand_run_dir
+    from pipeline.orchestration.plan import finished_line
 
     out = Path(expand_run_dir(str(out)))
     types = overrides.pop("types", None)
     cfg = check_run(out, config, types, **overrides)
     check_per_type(cfg.generate.per_type, cfg.export.ratios)  # not after minutes of work
-    with RunLock(out):
-        settings.configure(out, verbose)  # before prefect is imported
-        if not os.environ.get("PREFECT_API_URL"):
-            log.info("starting a temporary Prefect API for this run (its home: %s; 20-60 s)",
-                     RunFolder(out).prefect_home)
-        watchdog = _guard_ephemeral_api()
-        try:
-            from pipeline.orchestration.flows import build_benchmark
-
-            started = datetime.now(UTC)
-            with api_errors():
-                state = build_benchmark(run_dir=str(out), config=config, review=review, task_runner=task_runner,
-                                        dask_address=dask_address, types=types, allow_short=allow_short,
-                                        return_state=True, **overrides)
-                counts = state.result()  # re-raises the stage's error (a ComlqError prints as one line)
-        finally:
-            if watchdog is not None:
-                watchdog.kill()
-                watchdog.wait()
+    started = datetime.now(UTC)
+    with RunLock(out) as lock:
+        done = None if review else finished_line(out, cfg, types)
+        if done is not None:
+            _say_done(out, done, allow_short or cfg.generate.allow_short)
+            counts, state, message = done, "Completed", ""
+        else:
+            settings.configure(out, verbose)  # before prefect is imported
+            # a Ctrl-C ends the run at once (its files being written go, finished stages stay), and its lock
+            with interrupt.on_interrupt(lambda: lock.__exit__(None, None, None)), interrupt.ending_at_once():
+                counts, state, message = _run_flow(out, config, review=review, task_runner=task_runner,
+                                                   dask_address=dask_address, types=types, allow_short=allow_short,
+                                                   **overrides)
     run_folder = RunFolder(out)
     paths = dict(zip(OUTPUTS, run_folder.paths(OUTPUTS)))
     written = {what: path for what, path in paths.items() if path.exists()}
     stats = read_json(run_folder.stats) if run_folder.stats.is_file() else {}
-    return RunResult(out, state.name or "Completed", state.message or "", written, counts,
+    return RunResult(out, state, message, written, counts,
                      skipped_stages(out, [s for s in counts if s in STAGES], started), describe_shortfalls(stats),
                      run_folder.report.markdown if run_folder.report.markdown.is_file() else None, config)
+
+
+def _run_flow(out: Path, config: str | None, **options: Any) -> tuple[dict[str, dict[str, Any]], str, str]:
+    """build_benchmark on the temporary API (or PREFECT_API_URL's server): its counts, state and message."""
+    if not os.environ.get("PREFECT_API_URL"):
+        log.info("starting a temporary Prefect API for this run (its home: %s; 20-60 s)", RunFolder(out).prefect_home)
+    watchdog = _guard_ephemeral_api()
+    try:
+        from pipeline.orchestration.flows import build_benchmark
+
+        with api_errors():
+            state = build_benchmark(run_dir=str(out), config=config, return_state=True, **options)
+            counts = state.result()  # re-raises the stage's error (a ComlqError prints as one line)
+    finally:
+        if watchdog is not None:
+            watchdog.kill()
+            watchdog.wait()
+    return counts, state.name or "Completed", state.message or ""
+
+
+def _say_done(out: Path, counts: dict[str, dict[str, Any]], allow_short: bool) -> None:
+    """What a rerun of the flow would say when every stage is done, without starting Prefect."""
+    from pipeline.generate import check_shortfalls
+    from pipeline.orchestration.plan import NOT_TRAINED, say_not_trained, say_skipped
+
+    run = RunFolder(out)
+    for n, stage in enumerate(counts, start=1):
+        log.info("run %d/%d: %s", n, len(counts), stage)
+        if counts[stage] == NOT_TRAINED:  # the evaluation uses no model of the run
+            say_not_trained()
+        else:
+            say_skipped(run, stage)
+        if stage == "generate":
+            check_shortfalls(read_json(run.stats), out, allow_short)
 
 
 def _guard_ephemeral_api() -> subprocess.Popen[bytes] | None:

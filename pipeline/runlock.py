@@ -19,9 +19,11 @@ import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 
+from pipeline import interrupt
 from pipeline.errors import ComlqError
 from pipeline.runfolder import STAGING, RunFolder, output_lock, staging_folder, staging_folders
 from pipeline.schemas import check_output_folder, discard_partials, disk_errors
@@ -139,12 +141,14 @@ def staged_folder(out: str | os.PathLike[str], ours: Callable[[Path], bool], wha
         shutil.rmtree(staging, ignore_errors=True)
         with disk_errors(staging):
             staging.mkdir()
-        try:
-            yield staging
-            with disk_errors(out):
-                if out.exists():
-                    out.rename(old)
-                staging.rename(out)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-            shutil.rmtree(old, ignore_errors=True)
+        # a Ctrl-C in any thread removes the half-written folder before the process ends
+        with interrupt.on_interrupt(partial(shutil.rmtree, staging, ignore_errors=True)):
+            try:
+                yield staging
+                with disk_errors(out):
+                    if out.exists():
+                        out.rename(old)
+                    staging.rename(out)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
+                shutil.rmtree(old, ignore_errors=True)

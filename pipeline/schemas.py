@@ -16,7 +16,7 @@ import tempfile
 import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
+from pipeline import interrupt
 from pipeline.errors import ComlqError, RecordError, quote
 from pipeline.resources import resources, schema_file
 
@@ -152,8 +153,8 @@ def check_output_file(path: str | os.PathLike[str]) -> Path:
 
 class AtomicWriter:
     """Write a file through a temporary sibling that is flushed to disk and renamed into place on
-    success, so neither a killed run, a full disk nor a crash of the machine leaves a half-written
-    file. Write errors (OSError) become a one-line ComlqError naming the file."""
+    success, so neither a killed run, a Ctrl-C (pipeline.interrupt), a full disk nor a crash of the
+    machine leaves a half-written file. Write errors (OSError) become a one-line ComlqError naming the file."""
 
     def __init__(self, path: str | os.PathLike[str], binary: bool = False):
         self.path = Path(path)
@@ -166,6 +167,8 @@ class AtomicWriter:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
             os.close(fd)
+        self._on_interrupt = partial(_remove, self._tmp)  # a Ctrl-C may end the process in any thread
+        interrupt.at_interrupt(self._on_interrupt)
         try:
             with disk_errors(self.path):
                 self._open()
@@ -194,6 +197,7 @@ class AtomicWriter:
                     os.fsync(self._raw.fileno())
                     self._raw.close()
                     os.replace(self._tmp, self.path)
+                interrupt.forget(self._on_interrupt)
                 return False
         except BaseException:
             self._discard()
@@ -213,8 +217,13 @@ class AtomicWriter:
         for handle in (getattr(self, "_handle", None), getattr(self, "_raw", None)):
             with suppress(OSError, ValueError, AttributeError):
                 handle.close()
-        with suppress(FileNotFoundError):
-            os.unlink(self._tmp)
+        _remove(self._tmp)
+        interrupt.forget(self._on_interrupt)
+
+
+def _remove(path: str) -> None:
+    with suppress(FileNotFoundError):
+        os.unlink(path)
 
 
 _PARTIAL = re.compile(r"\.(.+)\.[a-z0-9_]{8}")  # AtomicWriter's temporary sibling: mkstemp(prefix=".NAME.")

@@ -203,8 +203,18 @@ def train_reranker(export_path: str | Path, out: str | Path, config: TrainConfig
                 "max_length": config.max_length}
         _finish(folder, info, out.name)
     log.info("trained reranker on %d groups in %.0f s; validation: %s", tally["groups"], training["seconds"],
-             validation.get("nDCG@10"))
+             describe_validation(validation))
     return info
+
+
+def describe_validation(validation: dict[str, Any]) -> str:
+    """tune_first_weight's result in a few words: the scores and the w chosen, or why there are none."""
+    scores = validation.get("nDCG@10")
+    if not scores:
+        return validation.get("note", "none")
+    reranked = {name: value for name, value in scores.items() if name != "bm25"}
+    return (f"nDCG@10 bm25 {scores['bm25']}, reranked {max(reranked.values())} at w={validation['first_weight']} "
+            f"({validation['queries']} queries)")
 
 
 def _finish(folder: ModelFolder, info: dict[str, Any], name: str) -> None:

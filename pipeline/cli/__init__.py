@@ -15,11 +15,16 @@ logs through `logging`; `main` routes those records to stderr (heavy imports sta
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
+import os
+import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from pipeline import interrupt
 from pipeline.config import Config, load_config
 from pipeline.errors import ComlqError
 
@@ -92,23 +97,85 @@ def build_parser() -> argparse.ArgumentParser:
     for module in (line, review, train, evaluate, serve):
         module.register(sub)
     _label_options(parser)
+    _readable_metavars(parser)
     return parser
 
 
+def _readable_metavars(parser: argparse.ArgumentParser) -> None:
+    """`--per-type PER_TYPE`, not the `GENERATE.PER_TYPE` argparse makes of dest="generate.per_type"."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for verb in action.choices.values():
+                _readable_metavars(verb)
+        elif "." in action.dest and action.metavar is None and action.choices is None and action.nargs != 0:
+            action.metavar = action.option_strings[-1].lstrip("-").replace("-", "_").upper()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    configure_logging(getattr(args, "verbose", False))
+    """The `comlq` command; argv None: this process's own command line (its Ctrl-C is ours, pipeline.interrupt)."""
+    if argv is None:
+        interrupt.install()
+    with interrupt.ending():
+        return _command(argv)
+
+
+def _command(argv: Sequence[str] | None) -> int:
     try:
-        return int(args.handler(args) or 0)
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit:  # --help, or a usage error
+            sys.stdout.flush()  # a closed pipe shows here, not at exit
+            raise
+        configure_logging(getattr(args, "verbose", False))
+        check_environment()
+        code = int(args.handler(args) or 0)
+        sys.stdout.flush()
+        return code
     except ComlqError as exc:
         print(f"comlq: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a full disk or a vanished folder deep inside a library: still one line
+        if isinstance(exc, BrokenPipeError) and _reader_gone():
+            return _quiet_exit()
         print(f"comlq: error: {exc.filename or 'I/O'}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("comlq: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt:  # the `comlq` process ends in interrupt.ending(); a caller of main() gets 130
+        interrupt.say()
+        return interrupt.EXIT_CODE
+
+
+def check_environment() -> None:
+    """$COMLQ_CACHE (the embedding and reading caches) must be a folder, or one that can be made:
+    checked before any work, not when the first embedding is written."""
+    cache = os.environ.get("COMLQ_CACHE")
+    if not cache:
+        return
+    path = Path(cache)
+    existing = next((p for p in (path, *path.absolute().parents) if p.exists()), path)
+    if existing.exists() and not existing.is_dir():
+        where = "is a file" if existing == path else f"cannot be made, {existing} is a file"
+        raise ComlqError(f"COMLQ_CACHE={cache}: {where}; it must name the cache folder")
+
+
+def _reader_gone() -> bool:
+    """Whether whoever read stdout or stderr has closed it (`comlq types | head -1`)."""
+    import select
+
+    poll = select.poll()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            poll.register(stream.fileno(), 0)  # POLLERR and POLLHUP are always reported
+        except (OSError, ValueError, AttributeError):  # not a real file (a test's StringIO)
+            continue
+    return any(events & select.POLLERR for _, events in poll.poll(0))
+
+
+def _quiet_exit() -> int:
+    """A closed pipe ends the command quietly, as it ends `cat`; stdout goes to /dev/null so that
+    Python's own flush at exit has nowhere to fail."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 128 + signal.SIGPIPE
 
 
 if __name__ == "__main__":

@@ -212,10 +212,12 @@ def _collect(args: argparse.Namespace) -> int:
     from pipeline.orchestration import settings
 
     settings.configure(run.root, args.verbose)  # the run's own Prefect home, as `comlq run` uses
+    from pipeline import interrupt
     from pipeline.orchestration.flows import collect_review_flow
 
-    state = collect_review_flow(run_dir=str(run.root), config=args.config, deadline_hours=args.deadline_hours,
-                                evaluate=args.evaluate, return_state=True)
+    with interrupt.ending_at_once():  # Prefect runs the flows in this thread: a Ctrl-C ends them at once
+        state = collect_review_flow(run_dir=str(run.root), config=args.config, deadline_hours=args.deadline_hours,
+                                    evaluate=args.evaluate, return_state=True)
     result = state.result()  # re-raises the collect's error (a ComlqError prints as one line)
     if result["finished"]:
         print(f"{run.root}: review collected; wrote {run.review.reviewed}, {run.export.root}"

@@ -10,17 +10,14 @@ from pipeline.config import TrainConfig
 
 def _train(args: argparse.Namespace) -> None:
     config = config_of(args)  # checked before the heavy imports
-    from retrieval.train import train_dense, train_reranker
+    from retrieval.train import describe_validation, train_dense, train_reranker
 
     train = train_reranker if args.what == "reranker" else train_dense
     info = train(args.export, args.out, config.train, progress=not args.quiet)
     training = info["training"]
     line = f"wrote {args.what} model {args.out} ({info['examples']['groups']} groups, {training['seconds']} s"
-    if "validation" in info and "nDCG@10" in info["validation"]:
-        scores = info["validation"]["nDCG@10"]
-        best = max(v for k, v in scores.items() if k != "bm25")
-        line += (f"; validation nDCG@10 bm25 {scores['bm25']}, reranked {best}"
-                 f" at w={info['first_weight']}")
+    if "validation" in info:  # the reranker's
+        line += f"; validation: {describe_validation(info['validation'])}"
     print(line + ")")
 
 

@@ -38,7 +38,7 @@ def check_run(run_dir: str | Path, config: str | None = None, types: list[str] |
     """Everything a run can check before it starts: returns the run's configuration."""
     from pipeline.generate import check_types
     from pipeline.generator import get_generator
-    from pipeline.passages import check_source
+    from pipeline.passages import check_limit, check_source
     from pipeline.schemas import check_output_folder
     from retrieval.registry import check_settings
 
@@ -46,6 +46,7 @@ def check_run(run_dir: str | Path, config: str | None = None, types: list[str] |
     get_generator(cfg.generate.generator)
     if types:
         check_types(tuple(types))
+    check_limit(cfg.passages.limit)
     check_source(cfg.passages.source)
     check_settings(cfg.evaluate)  # an unknown retriever or ITLR operator set fails here
     check_output_folder(run_dir)

@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from pipeline import interrupt
 from pipeline.runfolder import RunFolder
 
 LIBRARY_LOGGERS = "pipeline,annotation,retrieval"  # the packages that log through `logging`
@@ -37,6 +38,7 @@ def prefect_environment(run_dir: str | Path, environ: dict[str, str], verbose: b
         wanted["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] = str(run.prefect_results)
         if not verbose:  # the console shows a progress bar, the summary, or the error in one line
             wanted["PREFECT_LOGGING_LEVEL"] = "CRITICAL"
+            wanted["PREFECT_SERVER_LOGGING_LEVEL"] = "CRITICAL"  # the temporary API's own, on the same console
     if verbose:  # the stages' own log lines go to the run's logs too
         wanted["PREFECT_LOGGING_EXTRA_LOGGERS"] = LIBRARY_LOGGERS
     return {key: value for key, value in wanted.items() if key not in environ}
@@ -47,7 +49,9 @@ def configure(run_dir: str | Path, verbose: bool = False) -> dict[str, str]:
 
     Prefect reads its settings when imported, so this must run first; when prefect is already
     imported (a test harness or a host program set it up) the environment is left alone.
+    A Ctrl-C that ends the process stops the temporary API first (Prefect would only at exit).
     """
+    interrupt.at_interrupt(stop_temporary_api)
     if "prefect" in sys.modules:
         return {}
     added = prefect_environment(run_dir, dict(os.environ), verbose)
@@ -58,3 +62,13 @@ def configure(run_dir: str | Path, verbose: bool = False) -> dict[str, str]:
         if name in added:
             Path(added[name]).mkdir(parents=True, exist_ok=True)
     return added
+
+
+def stop_temporary_api() -> None:
+    """Kill the temporary API server(s) this process started, if any: at once, since a graceful
+    shutdown logs the cancelled work of its services to the terminal (its database survives a kill)."""
+    server = sys.modules.get("prefect.server.api.server")  # never imported: none was started
+    for instance in list(server.SubprocessASGIServer._instances.values()) if server else []:
+        if instance.server_process is not None and instance.server_process.poll() is None:
+            instance.server_process.kill()
+            instance.server_process.wait()

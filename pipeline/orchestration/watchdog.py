@@ -68,4 +68,5 @@ def start(child: int) -> subprocess.Popen[bytes]:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C reaches the whole process group: outlive the parent
     watch(int(sys.argv[1]), int(sys.argv[2]))

@@ -103,6 +103,7 @@ FAULTS = [
     Fault("passages-source-folder-not-beir", lambda t: ["passages", "--source", _write(t / "dir" / "x", "").parent,
                                                         "--out", t / "p.jsonl"], "corpus.jsonl"),
     Fault("passages-limit-negative", lambda t: ["passages", "--limit", "-1", "--out", t / "p.jsonl"], "-1"),
+    Fault("passages-limit-huge", lambda t: ["passages", "--limit", str(10**23), "--out", t / "p.jsonl"], "limit"),
     # generate
     Fault("generate-out-is-file", lambda t: ["generate", "--passages", _passages(t), "--per-type", "1", "--types", "2i",
                                              "--out", _write(t / "outfile", "keep")], "{tmp}/outfile"),
@@ -184,6 +185,7 @@ FAULTS = [
     Fault("run-out-is-file", lambda t: ["run", "--out", _write(t / "rf", "keep")], "{tmp}/rf"),
     Fault("run-per-type-zero", lambda t: ["run", "--per-type", "0", "--out", t / "r"], "per_type"),
     Fault("run-limit-negative", lambda t: ["run", "--limit", "-3", "--out", t / "r"], "-3"),
+    Fault("run-limit-huge", lambda t: ["run", "--limit", str(10**23), "--out", t / "r"], "limit"),
     Fault("run-source-missing", lambda t: ["run", "--source", t / "none.jsonl", "--out", t / "r"], "none.jsonl"),
     Fault("run-unknown-generator", lambda t: ["run", "--config", _config(t, '[generate]\ngenerator = "nope"\n'),
                                               "--out", t / "r"], "nope"),
@@ -216,3 +218,22 @@ def test_bad_path_or_value(fault: Fault, probe, tmp_path: Path) -> None:
     assert not changed, f"{fault.id}: changed or removed {changed}"
     assert not stray, f"{fault.id}: left {stray}"
     assert not any(p.name.startswith(".") and "tmp" in p.name for p in tmp_path.rglob("*")), "a temp file was left"
+
+
+# COMLQ_CACHE (the embedding and reading caches) naming a file: one line naming the variable, before any work
+CACHE_USERS = {
+    "evaluate": lambda t: ["evaluate", "--beir", BEIR, "--retrievers", "bm25,dense", "--out", t / "rep"],
+    "generate": lambda t: ["generate", "--passages", _passages(t), "--types", "2i", "--out", t / "g"],
+    "run": lambda t: ["run", "--limit", "60", "--per-type", "2", "--out", t / "r"],
+}
+
+
+@pytest.mark.parametrize("verb", CACHE_USERS)
+def test_cache_variable_naming_a_file(verb: str, probe, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`COMLQ_CACHE=a-file comlq evaluate` failed after 83 s of evaluation on ComLQ (issue 31)."""
+    monkeypatch.setenv("COMLQ_CACHE", str(_write(tmp_path / "cache", "a file")))
+    argv = [str(a) for a in CACHE_USERS[verb](tmp_path)]
+    before = _snapshot(tmp_path)
+    line = probe.cli(*argv, what=f"{verb} with COMLQ_CACHE a file").error_line()
+    assert f"COMLQ_CACHE={tmp_path / 'cache'}" in line, line
+    assert _snapshot(tmp_path) == before, "work was done before the check"

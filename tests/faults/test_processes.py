@@ -1,6 +1,8 @@
 """kill -9 of `comlq run` (the main pid alone, and the whole process group) while its temporary
 Prefect API server is up: nothing of the run may stay behind, listening or not, and a rerun on
-the same folder completes (the stale lock is taken over, finished stages are kept).
+the same folder completes (the stale lock is taken over, finished stages are kept). Ctrl-C (SIGINT)
+ends a run within seconds with one line and exit code 130, and its rerun is a clean run's; a
+rerun with nothing to do starts no Prefect; a closed pipe ends a command quietly.
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+TRACEBACK = "Traceback (most recent call last)"
 KILLS = ["main-pid", "process-group", "api-server"]
+INTERRUPTED = "comlq: interrupted; rerun the same command to resume"
+CTRL_C_SECONDS = 5.0  # issue 31: Ctrl-C ends any verb within this
 
 
 def _wait(condition, seconds: float, what: str) -> None:
@@ -34,6 +39,31 @@ def _wait(condition, seconds: float, what: str) -> None:
 def _listener(procs, pid: int) -> int:
     """The descendant of `pid` that listens on a TCP port (the temporary API server)."""
     return next(p for p in procs.descendants(pid) if procs.listening_ports([p]))
+
+
+def _ctrl_c(main: subprocess.Popen, output: Path, group: bool = True) -> tuple[float, list[str]]:
+    """SIGINT to a run (its process group, as a terminal's Ctrl-C, or its main pid alone): how long
+    it took to end, and the lines of `output` after the signal. A run still going after 60 s is
+    killed (the caller's check then fails)."""
+    before = len(output.read_text().splitlines())
+    sent = time.monotonic()
+    os.killpg(main.pid, signal.SIGINT) if group else os.kill(main.pid, signal.SIGINT)
+    try:
+        main.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(main.pid, signal.SIGKILL)
+        main.wait()
+    return time.monotonic() - sent, output.read_text().splitlines()[before:]
+
+
+def _ended_on_ctrl_c(main: subprocess.Popen, seconds: float, after: list[str], output: Path) -> None:
+    """Exit 130 within CTRL_C_SECONDS; no traceback or Prefect log; the one line, and nothing after it
+    (lines the run wrote before it took the signal may come first)."""
+    text = output.read_text()
+    assert main.returncode == 130 and seconds < CTRL_C_SECONDS, \
+        f"exit {main.returncode} {seconds:.1f} s after Ctrl-C: {text[-3000:]}"
+    assert TRACEBACK not in text and " | ERROR " not in text and "EventsWorker" not in text, text[-3000:]
+    assert after and after[-1] == INTERRUPTED and after.count(INTERRUPTED) == 1, after
 
 
 def _cmdline(pid: int) -> bytes:
@@ -96,6 +126,41 @@ def test_kill_run_leaves_no_orphan(kill: str, probe, procs, tmp_path: Path, reap
     rerun.ok()
     assert (out / "items.jsonl").is_file() and (out / "report" / "report.md").is_file()
     assert not (out / ".comlq" / "run.lock").exists()
+
+
+@pytest.mark.parametrize("who", ["process-group", "main-pid"])
+def test_ctrl_c_stops_the_run_and_its_temporary_api(who: str, probe, procs, tmp_path: Path, reaper: list[int]) -> None:
+    """Ctrl-C during generation (issue 31: the run went on for 66-213 s and dumped Prefect's log): exit
+    130 within 5 s with one line, the temporary API stopped before the run ends, nothing left running,
+    and the rerun completes. To the process group, as a terminal sends it, or to the main pid alone."""
+    config, out, output = procs.line_config(tmp_path / "small.toml"), tmp_path / "run", tmp_path / "output"
+    with output.open("w") as sink:
+        main = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "run", "--out", str(out), "--config",
+                                 str(config), "--limit", "60", "--per-type", "2"], cwd=ROOT,
+                                env=procs.clean_env(PYTHONPATH=str(ROOT)), start_new_session=True,
+                                stdout=sink, stderr=sink)
+    reaper.append(main.pid)
+    _wait(lambda: "run 2/5: generate" in output.read_text() or main.poll() is not None, 300, "the generate stage")
+    assert main.poll() is None, output.read_text()[-3000:]
+    time.sleep(1.0)  # generation under way, in Prefect's worker thread
+    seen = procs.descendants(main.pid)
+    reaper.extend(seen)
+    api = _listener(procs, main.pid)
+    seconds, after = _ctrl_c(main, output, group=who == "process-group")
+    api_left = procs.alive(api)
+    deadline = time.monotonic() + 10  # the watchdog ends once it sees the run gone
+    while (left := [p for p in seen if procs.alive(p)]) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    probe.record(f"Ctrl-C ({who}) of comlq run", traceback=TRACEBACK in output.read_text(), orphans=len(left))
+    _ended_on_ctrl_c(main, seconds, after, output)
+    assert not api_left, "the temporary Prefect API was still running when the run ended"
+    assert not left, "left running: " + "; ".join(_cmdline(p).decode()[:200] for p in left)
+    assert not (out / ".comlq" / "run.lock").exists()
+    if who == "process-group":
+        rerun = probe.run("run", "--out", out, "--config", config, "--limit", "60", "--per-type", "2",
+                          what="rerun after Ctrl-C", env=procs.clean_env(PYTHONPATH=str(ROOT)), timeout=600)
+        rerun.ok()
+        assert (out / "report" / "report.md").is_file()
 
 
 def test_second_run_on_a_running_folder(probe, procs, tmp_path: Path, reaper: list[int]) -> None:
@@ -235,11 +300,12 @@ def prefect_api(tmp_path_factory: pytest.TempPathFactory):
         service.stop()
 
 
-@pytest.mark.parametrize("kill", ["process-group", "main-pid"])
+@pytest.mark.parametrize("kill", ["process-group", "main-pid", "ctrl-c"])
 def test_kill_at_each_stage_then_rerun_matches_a_clean_run(kill: str, clean_line, prefect_api, probe, procs,
                                                           tmp_path: Path, reaper: list[int]) -> None:
     """kill -9 of `comlq run` as each stage starts, one stage after the other on one folder: nothing is
-    left running after a kill, and the rerun completes with outputs byte-identical to a clean run's."""
+    left running after a kill, and the rerun completes with outputs byte-identical to a clean run's.
+    ctrl-c: SIGINT to the process group instead, and each run ends as _ended_on_ctrl_c says."""
     assert clean_line.done.returncode == 0, clean_line.done.stderr[-3000:]
     stages = [s[2] for s in STEP.findall(clean_line.done.stderr)]
     out = tmp_path / clean_line.out.name
@@ -250,8 +316,8 @@ def test_kill_at_each_stage_then_rerun_matches_a_clean_run(kill: str, clean_line
     for stage in stages:
         err = tmp_path / f"{stage}.err"
         with err.open("w") as sink:
-            main = subprocess.Popen(argv, cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
-                                    stderr=sink)
+            main = subprocess.Popen(argv, cwd=ROOT, env=env, start_new_session=True, stderr=sink,
+                                    stdout=sink if kill == "ctrl-c" else subprocess.DEVNULL)
         reaper.append(main.pid)
         seen: set[int] = set()
 
@@ -263,16 +329,106 @@ def test_kill_at_each_stage_then_rerun_matches_a_clean_run(kill: str, clean_line
         assert main.poll() is None, f"the run ended before its {stage} stage: {err.read_text()[-2000:]}"
         seen.update(procs.descendants(main.pid))
         reaper.extend(seen)
-        os.killpg(main.pid, signal.SIGKILL) if kill == "process-group" else os.kill(main.pid, signal.SIGKILL)
-        main.wait()
+        if kill == "ctrl-c":
+            seconds, after = _ctrl_c(main, err)
+        else:
+            os.killpg(main.pid, signal.SIGKILL) if kill == "process-group" else os.kill(main.pid, signal.SIGKILL)
+            main.wait()
         deadline = time.monotonic() + 30
         while (left := [p for p in seen if procs.alive(p)]) and time.monotonic() < deadline:
             time.sleep(0.2)
-        probe.record(f"kill -9 {kill} at {stage}", orphans=len(left))
-        assert not left, f"orphans after kill -9 at {stage}: " + "; ".join(_cmdline(p).decode()[:200] for p in left)
-    probe.run(*argv[3:], what=f"rerun after kill -9 {kill} at each stage", env=env, timeout=600).ok()
+        probe.record(f"{kill} at {stage}", orphans=len(left), traceback=TRACEBACK in err.read_text())
+        assert not left, f"orphans after {kill} at {stage}: " + "; ".join(_cmdline(p).decode()[:200] for p in left)
+        if kill == "ctrl-c":
+            _ended_on_ctrl_c(main, seconds, after, err)
+    probe.run(*argv[3:], what=f"rerun after {kill} at each stage", env=env, timeout=600).ok()
     clean, rerun = _comparable(clean_line.out), _comparable(out)
     assert sorted(rerun) == sorted(clean)
     differ = [name for name in clean if clean[name] != rerun[name]]
     probe.probes[-1].lost = len(differ)
     assert not differ, f"outputs unlike a clean run's: {differ}"
+
+
+# ---------------------------------------------------------------- a rerun with nothing to do
+
+
+@pytest.fixture
+def finished_copy(clean_line, tmp_path: Path) -> Path:
+    """A copy of the clean run's folder, without the home of its temporary Prefect API."""
+    import shutil
+
+    assert clean_line.done.returncode == 0, clean_line.done.stderr[-3000:]
+    copy = tmp_path / clean_line.out.name
+    shutil.copytree(clean_line.out, copy, ignore=shutil.ignore_patterns(".prefect"))
+    return copy
+
+
+def test_rerun_with_nothing_to_do_starts_no_prefect(clean_line, finished_copy: Path, probe, procs) -> None:
+    """A rerun of a finished run (issue 31: 27 s, 20 of them starting the temporary API only to skip)
+    decides from the done-markers that nothing is left, before Prefect starts: no .prefect folder
+    appears, each stage says it was skipped (train too: no rerank retriever needs it), and the summary
+    is the clean run's."""
+    rerun = probe.run("run", "--out", finished_copy, "--config", clean_line.config, "--limit", "60", "--per-type",
+                      "2", what="rerun with nothing to do", env=procs.clean_env(PYTHONPATH=str(ROOT)), timeout=600)
+    rerun.ok()
+    assert not (finished_copy / ".prefect").exists() and "temporary Prefect API" not in rerun.err, rerun.err
+    stages = [s[2] for s in STEP.findall(clean_line.done.stderr)]
+    assert [s[2] for s in STEP.findall(rerun.err)] == stages, rerun.err
+    for stage in stages:
+        assert re.search(rf"^{stage}: (already done, )?skipped", rerun.err, re.M), f"no skip said for {stage}"
+    summary = [line for line in rerun.out.replace(str(finished_copy), "RUN").splitlines()
+               if not line.startswith("  skipped, already done:")]
+    assert summary == clean_line.done.stdout.replace(str(clean_line.out), "RUN").splitlines()
+    assert "  skipped, already done: passages, generate, export, evaluate" in rerun.out
+
+
+def test_train_without_validation_queries_says_so(clean_line, probe, tmp_path: Path) -> None:
+    """`comlq train` on an export whose validation split is empty (the small line's) said
+    "validation: None" (issue 31); it says why there is no validation score."""
+    assert clean_line.done.returncode == 0, clean_line.done.stderr[-3000:]
+    trained = probe.run("train", "reranker", clean_line.out / "export", "--out", tmp_path / "model",
+                        "--max-groups", "4", "--epochs", "1", "--quiet", what="train without validation queries")
+    trained.ok()
+    assert "None" not in trained.out + trained.err, trained.out + trained.err
+    assert "validation: no validation queries" in trained.out and "validation: no validation queries" in trained.err
+
+
+# ---------------------------------------------------------------- closed pipes
+
+PIPED = {
+    "types": lambda tmp: ["types"],
+    "types-json": lambda tmp: ["types", "--json"],
+    "help": lambda tmp: ["run", "--help"],
+    "passages": lambda tmp: ["passages", "--limit", "3", "--out", tmp / "p.jsonl"],
+}
+
+
+@pytest.mark.parametrize("verb", PIPED)
+def test_a_closed_pipe_ends_quietly(verb: str, probe, tmp_path: Path) -> None:
+    """`comlq types | head -1` said "comlq: error: I/O: Broken pipe" in 4 of 6 tries (issue 31): the
+    reader is gone before the command writes (always the broken case), and it ends without a word."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "pipeline.cli", *map(str, PIPED[verb](tmp_path))], cwd=ROOT,
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=300)
+    finally:
+        os.close(write_end)
+    probe.record(f"{verb} into a closed pipe", traceback=TRACEBACK in done.stderr)
+    # 141 (128 + SIGPIPE) as a shell reports `cat` ended by the closed pipe; `--help` swallows it (argparse): 0
+    assert done.stderr == "" and done.returncode in (0, 128 + signal.SIGPIPE), (done.returncode, done.stderr[-2000:])
+
+
+def test_a_rerun_into_a_closed_pipe_ends_quietly(clean_line, finished_copy: Path, probe, procs) -> None:
+    """The same for `comlq run` (its summary on stdout), on a rerun with nothing to do."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "pipeline.cli", "run", "--out", str(finished_copy), "--config",
+                               str(clean_line.config), "--limit", "60", "--per-type", "2"], cwd=ROOT,
+                              env=procs.clean_env(PYTHONPATH=str(ROOT)), stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, timeout=600)
+    finally:
+        os.close(write_end)
+    probe.record("run into a closed pipe", traceback=TRACEBACK in done.stderr)
+    assert done.returncode == 128 + signal.SIGPIPE and "error" not in done.stderr, done.stderr[-2000:]

@@ -1,10 +1,14 @@
 """What the outputs say must be true: the dataset card's table of generation attempts that
 produced no query sums the records' `attempts` (one kg record stands for thousands of attempts).
+What a newcomer reads must match what the tool does: the README names every stage a run prints
+and every verb, and `--help` names values in words a user would type.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,3 +49,41 @@ def test_type_without_items_is_said_out_loud(probe, tmp_path: Path) -> None:
     assert json.loads((out / "stats.json").read_text())["short_types"] == ["3i"]
     probe.cli("generate", "--passages", LLM_PASSAGES, "--types", "3i", "--per-type", "1", "--out", out,
               "--allow-short", what="a type with no item, allowed").ok()
+
+
+RUN_STAGES = ("passages", "generate", "review", "export", "train", "evaluate")  # `comlq run` prints each
+
+
+def _verbs(parser: argparse.ArgumentParser, prefix: str = "comlq") -> dict[str, argparse.ArgumentParser]:
+    """Every command and sub-command: "comlq review push" -> its parser."""
+    found = {prefix: parser}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found |= _verbs(sub, f"{prefix} {name}")
+    return found
+
+
+def test_readme_shows_every_stage_and_verb(probe) -> None:
+    """The run printed "run 4/5: train" while the README's line and command table had no train stage
+    (issue 31): the line names every stage a run goes through, the table every verb."""
+    from pipeline.cli import build_parser
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = readme.split("```\n", 2)[1]  # the line, the first fenced block
+    table = {row.split("|")[1].strip().strip("`") for row in readme.splitlines() if row.startswith("| `comlq ")}
+    verbs = {name for name in _verbs(build_parser()) if name.count(" ") == 1}
+    probe.record("README against the CLI")
+    assert [stage for stage in RUN_STAGES if not re.search(rf"\b{stage}\b", line)] == [], line
+    assert verbs - table == set(), f"the README's command table lacks {sorted(verbs - table)}"
+
+
+def test_help_names_values_in_words(probe) -> None:
+    """`comlq generate --help` showed `--per-type GENERATE.PER_TYPE` (the option's configuration key)."""
+    from pipeline.cli import build_parser
+
+    shown = {name: re.findall(r"--[\w-]+ ([A-Z_]+\.[A-Z_.]+)", parser.format_help())
+             for name, parser in _verbs(build_parser()).items()}
+    dotted = {name: metavars for name, metavars in shown.items() if metavars}
+    probe.record("metavars in --help")
+    assert dotted == {}, dotted

@@ -112,7 +112,7 @@ class Flaky:
 
 def test_a_task_that_fails_once_is_retried(harness: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import pipeline.passages
-    from pipeline.orchestration import flows
+    from pipeline.orchestration.flows import generation as flows
 
     flaky = Flaky(pipeline.passages.select_passages, ConnectionError("connection reset by peer"))
     monkeypatch.setattr(pipeline.passages, "select_passages", flaky)
@@ -125,7 +125,7 @@ def test_a_task_that_fails_once_is_retried(harness: Path, monkeypatch: pytest.Mo
 
 def test_a_user_error_is_not_retried(harness: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from pipeline.errors import ComlqError
-    from pipeline.orchestration import flows
+    from pipeline.orchestration.flows import generation as flows
 
     missing = tmp_path / "missing.jsonl"
     flaky = Flaky(None, ComlqError(f"{missing}: no such file"), failures=10)

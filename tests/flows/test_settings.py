@@ -13,7 +13,7 @@ def test_without_a_server_everything_lives_in_the_run_folder(tmp_path: Path) -> 
     assert env["PREFECT_RESULTS_LOCAL_STORAGE_PATH"] == str(tmp_path / "run" / "cache" / "prefect")
     assert env["DO_NOT_TRACK"] == "1" and env["PREFECT_SERVER_ANALYTICS_ENABLED"] == "false"
     assert int(env["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"]) >= 90
-    assert env["PREFECT_LOGGING_LEVEL"] == "CRITICAL"
+    assert env["PREFECT_LOGGING_LEVEL"] == env["PREFECT_SERVER_LOGGING_LEVEL"] == "CRITICAL"
     assert "PREFECT_LOGGING_LEVEL" not in prefect_environment(tmp_path, {}, verbose=True)
 
 
