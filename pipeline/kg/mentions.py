@@ -10,11 +10,12 @@ A mention keeps how the sentence writes it, so a statement can show both ends in
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from pipeline.kg.lexicon import listed_classes
 from pipeline.kg.nlp import lemma
-from pipeline.passages import recover_title
+from pipeline.passages import article_start, recover_title
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -62,12 +63,36 @@ class Mention:
     end: int
 
 
-def title_and_body(title: str, text: str) -> tuple[str, str]:
-    """The passage's title (recovered from the text when empty) and the text after a repeated title."""
+class Titled(NamedTuple):
+    """What the reader parses of a passage: its title and its body, and the articles that start inside it."""
+
+    title: str
+    body: str
+    articles: tuple[tuple[int, str], ...] = ()  # (character offset in `body`, title), in order
+
+
+# a sentence's end inside a chunk, not an initial's ("Robert Y. | Hayne")
+_ARTICLE_BREAK = re.compile(r"(?<![\s.][A-Z]\.)(?<=[.!?\"”)]) (?=[A-Z0-9])")
+
+
+def title_and_body(title: str, text: str) -> Titled:
+    """The passage's title (recovered from the text when empty) and the text after a repeated title. A
+    chunk without a title of its own may run from the end of one article into the start of the next
+    ("... England. William Goate William Goate (or Goat) VC (12 January 1836 – ...) was"): the title
+    written before the new article's first sentence is cut from the body, and that article's is kept."""
     if title:
-        return title, text
-    recovered = recover_title(text)
-    return (recovered, text[len(recovered):].lstrip()) if recovered else ("", text)
+        return Titled(title, text)
+    title = recover_title(text)
+    rest = text[len(title):].lstrip() if title else text
+    body, articles, at = "", [], 0
+    for match in _ARTICLE_BREAK.finditer(rest):
+        if match.end() < at or not (start := article_start(rest[match.end():])):
+            continue
+        body += rest[at:match.end()]
+        articles.append((len(body), start))
+        at = match.end() + len(start)
+        at += len(rest[at:]) - len(rest[at:].lstrip())
+    return Titled(title, body + rest[at:], tuple(articles))
 
 
 def bare_title(title: str) -> str:
@@ -87,20 +112,51 @@ def year_value(text: str) -> str | None:
         return f"{int(match.group(1))}th century" + (" BC" if match.group(2) else "")
     return None
 
+@dataclass
+class Article:
+    """One article a passage holds, from its first sentence (a chunk may run from one article into the next)."""
+
+    title: str
+    start: int  # its first token
+    end: int  # the token after its last
+    types: list[str] = field(default_factory=list)  # NER types of the mentions of the article's subject
+    gender: str | None = None  # "he" or "she", the first pronoun that names a person's passage
+    lifespan: tuple[str | None, str | None] = (None, None)  # years of its first sentence's "(1778 – 1848)"
+
+
 class Mentions:
     """What one parsed passage names, token by token: NER's entities (whole names), the passage's own
-    subject by its aliases, and the pronouns and definite descriptions that stand for it."""
+    subject by its aliases, and the pronouns and definite descriptions that stand for it. A passage may
+    hold the starts of other articles (`Titled.articles`); each is read as a passage of its own title from
+    its first sentence on, and `article` is the one being read."""
 
-    def __init__(self, title: str, doc) -> None:
-        self.title, self.doc = title, doc
+    def __init__(self, title: str, doc, articles: tuple[tuple[int, str], ...] = ()) -> None:
+        self.doc = doc
+        starts = {s.start_char: s.start for s in doc.sents}  # an article starts a sentence, or is not read
+        bounds = [(0, title)] + [(starts[at], t) for at, t in articles if starts.get(at)]
+        # where the body joins text that the passage has apart (a title cut between): no evidence across
+        self.joins = [span.start for at, _ in articles if (span := doc.char_span(at, at + 1, alignment_mode="expand"))]
+        self.articles = [Article(t, start, end) for (start, t), (end, _) in zip(bounds, [*bounds[1:], (len(doc), "")])]
+        self.article = self.articles[0]
         self.mentions: dict[int, Mention] = {}  # token index -> mention covering it
-        self.self_types: list[str] = []  # NER types of the mentions of the passage's subject
         self.pronouns: set[int] = set()  # tokens of subject pronouns that name the passage's subject
         self.antecedents: dict[int, int] = {}  # sentence start -> start of the earlier sentence that names it
         self.unnamed: dict[int, tuple[int, Mention]] = {}  # sentence start -> `named` of the one before it
-        self.gender: str | None = None  # "he" or "she", the first pronoun that names a person's passage
         self._mentions()
         self._pronouns()
+
+    @property
+    def title(self) -> str:
+        return self.article.title
+
+    @property
+    def self_types(self) -> list[str]:
+        return self.article.types
+
+    def enter(self, token) -> Article:
+        """Make the article that `token` belongs to the one being read."""
+        self.article = next(a for a in self.articles if a.start <= token.i < a.end)
+        return self.article
 
     def _mentions(self) -> None:
         for ent in self.doc.ents:
@@ -112,10 +168,14 @@ class Mentions:
                 if name not in _NO_ENTITY and (kind == "DATE" or re.search(r"[A-Z]", name) and " as " not in name):
                     self._add(Mention(name, kind, span.text, span.start, span.end))
         self._full_names()
-        if self.title:
+        for article in self.articles:
+            self.article = article
+            if not article.title:
+                continue
+            span = self.doc[article.start:article.end]
             for alias in sorted(self._aliases(), key=len, reverse=True):
-                for match in re.finditer(rf"(?<!\w){re.escape(alias)}(?!\w)", self.doc.text):
-                    self._alias_at(alias, match.start(), match.end())
+                for match in re.finditer(rf"(?<!\w){re.escape(alias)}(?!\w)", span.text):
+                    self._alias_at(alias, span.start_char + match.start(), span.start_char + match.end())
 
     def _full_names(self) -> None:
         """A one-word person mention that ends a longer person mention of the same passage is that
@@ -141,7 +201,7 @@ class Mentions:
         when that holds the title ("Irwin Allen Ginsberg") or is "known as" the title, then a
         person's surname, or else the title's head noun after "the" ("the Strait" in "Bering Strait")."""
         aliases = {bare_title(self.title)}
-        first = next(iter(self.doc.sents), None)
+        first = next((s for s in self.doc.sents if s.start == self.article.start), None)
         if first is None:
             return aliases
         opening = sorted({m for i, m in self.mentions.items() if first.start <= i < first.start + 3},
@@ -205,26 +265,27 @@ class Mentions:
         previous sentence has the passage's subject as its subject: "Robert Mugabe was a Zimbabwean
         politician. [...] He also led the Zimbabwe African National Union". The mention keeps the name
         that sentence gives, and its statements are evidenced by both sentences (`state`)."""
-        person = "PERSON" in self.self_types
-        named = None  # (start, mention) of the last sentence that names the passage's subject as its subject
-        chain = 0  # sentences since, each with the pronoun as its subject
-        own = None  # the country-like class of the first sentence: "Tajikistan ... is a landlocked country"
         for sentence in self.doc.sents:
+            if sentence.start == self.enter(sentence.root).start:
+                person = "PERSON" in self.self_types
+                named = None  # (start, mention) of the last sentence that names the passage's subject as its subject
+                chain = 0  # sentences since, each with the pronoun as its subject
+                own = None  # the country-like class of the first sentence: "Tajikistan ... is a landlocked country"
             subject = next((t for t in sentence.root.children if t.dep_ in ("nsubj", "nsubjpass")), None)
             mention = self.mention(subject) if subject is not None else None
             if mention is not None and mention.type == SELF:
                 named, chain = (sentence.start, mention), 0
-                if sentence.start == 0 and lemma(sentence.root) == "be":
+                if sentence.start == self.article.start and lemma(sentence.root) == "be":
                     attr = next((t for t in sentence.root.children if t.dep_ == "attr"), None)
                     own = lemma(attr) if attr is not None and lemma(attr) in _REALMS else None
             elif mention is None and subject is not None and named is not None and chain < MAX_CHAIN \
                     and subject.lower_ in (("he", "she") if person else ("it",)):
                 self.mentions[subject.i] = self._self_at(subject, named)
-                self.gender = self.gender or subject.lower_
+                self.article.gender = self.article.gender or subject.lower_
                 chain += 1
             else:
                 # only after the lead sentence: "Kenya borders Uganda. Kampala is the capital of the country"
-                if named is not None and own and not person and named[0] == 0:
+                if named is not None and own and not person and named[0] == self.article.start:
                     self.unnamed[sentence.start] = named
                     # "Dushanbe is the capital and largest city of the country": the country's own class
                     # with "the", in the sentence right after the one naming it, is the country
@@ -375,9 +436,10 @@ def _opening_names(sentence) -> list[str]:
     if indices[0] == sentence.start and indices == list(range(indices[0], indices[-1] + 1)) \
             and all(t.is_title for t in words):
         names.append(sentence.doc[indices[0]:indices[-1] + 1].text)
-    if subject.right_edge.i - sentence.start < 12:  # up to a bracket: "Douglas Reynolds VC (1882 – 1916)"
-        end = next((t.i for t in sentence.doc[sentence.start:subject.right_edge.i + 1] if "(" in t.text),
-                   subject.right_edge.i + 1)
+    # up to a bracket: "Douglas Reynolds VC (1882 – 1916)"
+    end = next((t.i for t in sentence.doc[sentence.start:subject.right_edge.i + 1] if "(" in t.text),
+               subject.right_edge.i + 1)
+    if end - sentence.start < 12:
         phrase = sentence.doc[sentence.start:end]
         if len(phrase) and not any(t.tag_ == "POS" for t in phrase):  # "Tom Hanks's brother Jim" is not Tom
             names.append(phrase.text.rstrip(" ,"))

@@ -38,6 +38,7 @@ from pipeline.kg.mentions import (
     SELF,
     Mention,
     Mentions,
+    Titled,
     _dated,
     year_value,
 )
@@ -45,6 +46,10 @@ from pipeline.kg.nlp import lemma
 
 VERSION = "reading-24"  # bump when the statements a passage yields change (the cache key)
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
+
+
+# a name as written: up to five capitalised words, "of"/"al"/"ibn" and the like between ("Abu Ali Sina")
+_NAME = r"[A-Z][\w'’.-]*(?: (?:[A-Z][\w'’.-]*|of|the|de|al|ibn|bin|van|von|da|di|y))*(?<! of)(?<! the)"
 
 
 _PLACED = {"locate", "situate", "base"}  # participles that place the noun they follow
@@ -78,16 +83,16 @@ class Statement(NamedTuple):
     object_text: str
 
 
-def read_docs(titled: Iterable[tuple[str, str]], docs: Iterable) -> Iterator[dict]:
-    """One reading per (title, body) and its parsed body."""
-    for (title, _), doc in zip(titled, docs):
-        yield _Reader(title, doc).reading()
+def read_docs(titled: Iterable[Titled], docs: Iterable) -> Iterator[dict]:
+    """One reading per titled body (`mentions.title_and_body`) and its parsed body."""
+    for passage, doc in zip(titled, docs):
+        yield _Reader(passage.title, doc, passage.articles).reading()
 
 class _Reader(Mentions):
     """The statements one parsed passage makes (`reading()`), over what it names (`Mentions`)."""
 
-    def __init__(self, title: str, doc) -> None:
-        super().__init__(title, doc)
+    def __init__(self, title: str, doc, articles: tuple[tuple[int, str], ...] = ()) -> None:
+        super().__init__(title, doc, articles)
         self.sentences: list[str] = []
         self.sentence_index: dict[tuple[int, int], int] = {}  # evidence span (tokens) -> index in self.sentences
         self.statements: list[list] = []
@@ -100,16 +105,16 @@ class _Reader(Mentions):
         named = subject.start in self.pronouns or obj.start in self.pronouns
         start = self.antecedents[sentence.start] if named else sentence.start
         text = self.doc[start:sentence.end].text
-        if subject.text not in text or obj.text not in text:
-            return  # a name across a sentence break the parser put inside it: no evidence
+        if subject.text not in text or obj.text not in text or any(start < j < sentence.end for j in self.joins):
+            return  # a name across a sentence break the parser put inside it, or a cut title: no evidence
         index = self.sentence_index.setdefault((start, sentence.end), len(self.sentences))
         if index == len(self.sentences):
             self.sentences.append(text)
         self.statements.append([index, subject.name, subject.type, subject.text, pattern, obj.name, obj.type, obj.text])
 
     def reading(self) -> dict:
-        for number, sentence in enumerate(self.doc.sents):
-            if number == 0 and self.title:
+        for sentence in self.doc.sents:
+            if sentence.start == self.enter(sentence.root).start and self.title:
                 self._definition(sentence)
             for token in sentence:
                 if token.tag_.startswith("VB"):
@@ -119,8 +124,9 @@ class _Reader(Mentions):
             self._fronted(sentence)
             self._named_classes(sentence)
             self._co_mentions(sentence)
-        return {"title": self.title, "sentences": self.sentences, "statements": self.statements,
-                "self_types": sorted(set(self.self_types))}
+        return {"title": self.articles[0].title, "sentences": self.sentences, "statements": self.statements,
+                "articles": [{"title": a.title, "self_types": sorted(set(a.types)), "lifespan": list(a.lifespan)}
+                             for a in self.articles if a.title]}
 
     def _fronted(self, sentence) -> None:
         """Classes of a noun phrase that opens a sentence about the passage's subject: "A journalist and
@@ -188,6 +194,7 @@ class _Reader(Mentions):
         if not subjects:
             return
         self._lifespan(subjects[0], sentence)
+        self._other_names(subjects[0], sentence)
         # "Willem Barentsz, anglicized as William Barents, was a Dutch navigator": the parser's root is
         # the participle, the copula its conjunct
         copula = root if lemma(root) == "be" else None if root.tag_ != "VBN" else next((
@@ -256,12 +263,31 @@ class _Reader(Mentions):
         hyphen = any(0 <= j < len(self.doc) and self.doc[j].text == "-" for j in (token.i - 1, token.i + 1))
         if m is None and hyphen and token.text in vocabulary()["demonyms"]:
             return Mention(token.text, "NORP", token.text, token.i, token.i + 1)
+        if m is not None and m.type == "LANGUAGE" and m.name in vocabulary()["demonyms"] and token.dep_ == "amod":
+            return replace(m, type="NORP")  # "an English recipient": NER may take the demonym for the language
         return m if m is not None and m.type == "NORP" else None
+
+    def _other_names(self, subject: Mention, sentence) -> None:
+        """`alias`: the other names a definition gives its subject before saying what it is, in brackets
+        ("Avicenna (; also Ibn Sīnā or Abu Ali Sina; ...)", "William Goate (or Goat) VC") or "also known as"."""
+        if sentence.root.i <= subject.end:
+            return
+        phrase = self.doc[subject.end:sentence.root.i].text
+        said = [part for bracket in re.findall(r"\(([^()]*)\)", phrase) for part in bracket.split(";")
+                if re.match(r"\s*(?:also|or)\s", part)]
+        said += re.findall(r"\b(?:also|better|commonly|otherwise) (?:known as|called) ([^,;()]+)", phrase)
+        for part in said:
+            for name in re.split(r",\s*|\s+or\s+", re.sub(r"^\s*(?:also|or)\s+", "", part).strip()):
+                if re.fullmatch(_NAME, name) and name != subject.text:
+                    self.state(subject, "alias", Mention(name, "PERSON" if "PERSON" in self.self_types else "ORG",
+                                                         name, -1, -1), sentence)
 
     def _lifespan(self, subject: Mention, sentence) -> None:
         """Years of "(June 3, 1926 – April 5, 1997)", "(born 1951)", "(c. 470 – 399 BC)" right after the subject."""
         after = self.doc[subject.end:sentence.end].text
         match = re.match(r"\s*\(([^()]*)\)", after)
+        if match and not (_dated(match.group(0)) or re.search(r"\b(?:born|died|d\.)\s", match.group(1))):
+            match = None  # "William Goate (or Goat) VC (12 January 1836 – 24 October 1901)": a name first
         if not match and sentence.root.i > subject.end and "PERSON" in self.self_types:
             # "Jayavarman VII, known posthumously as Mahaparamasaugata (1122–1218), was king" (but "Volgograd,
             # formerly Tsaritsyn (1589–1925)": a place's former name)
@@ -282,6 +308,7 @@ class _Reader(Mentions):
         if born_value and died_value and died_value.endswith("BC") and born_value.isdigit() \
                 and int(born_value) >= int(died_value.split()[0]):
             born_value += " BC"  # "470 – 399 BC": both before Christ
+        self.article.lifespan = (born_value, died_value)
         for pattern, text, value in (("bear in", born, born_value), ("die in", died, died_value)):
             if value:
                 written = re.sub(r"\s*(BC|BCE|AD|CE)$", "", text.strip())
@@ -317,9 +344,9 @@ class _Reader(Mentions):
         """"The Bering Strait, the Bering Sea, Bering Island ... were all named in his honor", right after a
         sentence naming the person of the passage: each is named after that person."""
         named = self.unnamed.get(sentence.start)
-        if named is None or self.gender is None or self._others_named(sentence.start, sentence.end):
+        if named is None or self.article.gender is None or self._others_named(sentence.start, sentence.end):
             return
-        him, his = ("him", "his") if self.gender == "he" else ("her", "her")  # the passage's own pronouns
+        him, his = ("him", "his") if self.article.gender == "he" else ("her", "her")  # the passage's own pronouns
         for pobj in (o for p in verb.children if p.dep_ == "prep" and p.lower_ in ("in", "after", "for")
                      for o in p.children if o.dep_ == "pobj"):
             if pobj.lower_ == him or lemma(pobj) in ("honor", "honour", "memory") and any(

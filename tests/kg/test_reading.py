@@ -536,9 +536,10 @@ def test_a_lead_whose_parse_lost_its_subject_or_took_a_date_for_it():
             ("Indira Gandhi", "bear in", "1917", mention, "1917")} <= found
     found = read("", "Juan Negrín Juan Negrín y López (; 3 February 1892 – 12 November 1956) was a Spanish "
                      "politician and physician. He was a leader of the Spanish Socialist Workers' Party (PSOE).")
-    assert {("Juan Negrín", "is a", c, "Juan Negrín", c) for c in ("politician", "physician")} <= found
-    assert {("Juan Negrín", "nationality", "Spanish", "Juan Negrín", "Spanish"),
-            ("Juan Negrín", "die in", "1956", "Juan Negrín", "1956")} <= found
+    mention = "Juan Negrín y López"  # the whole opening name (NER had cut it before "y López")
+    assert {("Juan Negrín", "is a", c, mention, c) for c in ("politician", "physician")} <= found
+    assert {("Juan Negrín", "nationality", "Spanish", mention, "Spanish"),
+            ("Juan Negrín", "die in", "1956", mention, "1956")} <= found
     found = read("", "Douglas Reynolds Douglas Reynolds VC (20 September 1882 – 23 February 1916) was an English "
                      "recipient of the Victoria Cross.")
     assert ("Douglas Reynolds", "bear in", "1882", "Douglas Reynolds VC", "1882") in found
