@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from pipeline.kg.lexicon import listed_classes
+from pipeline.kg.lexicon import listed_classes, vocabulary
 from pipeline.kg.nlp import lemma
 from pipeline.passages import article_start, recover_title
 
@@ -263,26 +263,37 @@ class Mentions:
     def _pronouns(self) -> None:
         """"He", "She" (a person's article) or "It" (any other) as the subject of a sentence whose
         previous sentence has the passage's subject as its subject: "Robert Mugabe was a Zimbabwean
-        politician. [...] He also led the Zimbabwe African National Union". The mention keeps the name
-        that sentence gives, and its statements are evidenced by both sentences (`state`)."""
+        politician. [...] He also led the Zimbabwe African National Union"; and "the" with the class its
+        first sentence gives a thing, as a later sentence's subject ("Psycho is a 1960 American horror
+        film. [...] The film stars Anthony Perkins"). The mention keeps the name that sentence gives, and
+        its statements are evidenced by the sentences from it on (`state`)."""
         for sentence in self.doc.sents:
             if sentence.start == self.enter(sentence.root).start:
                 person = "PERSON" in self.self_types
                 named = None  # (start, mention) of the last sentence that names the passage's subject as its subject
+                last = None  # the same, kept across sentences about something else
                 chain = 0  # sentences since, each with the pronoun as its subject
-                own = None  # the country-like class of the first sentence: "Tajikistan ... is a landlocked country"
+                own = kind = None  # the (country-like) class of the first sentence: "Tajikistan is a country"
             subject = next((t for t in sentence.root.children if t.dep_ in ("nsubj", "nsubjpass")), None)
             mention = self.mention(subject) if subject is not None else None
             if mention is not None and mention.type == SELF:
                 named, chain = (sentence.start, mention), 0
+                last = named if subject.i not in self.pronouns else last
                 if sentence.start == self.article.start and lemma(sentence.root) == "be":
                     attr = next((t for t in sentence.root.children if t.dep_ == "attr"), None)
-                    own = lemma(attr) if attr is not None and lemma(attr) in _REALMS else None
+                    kind = lemma(attr) if attr is not None and attr.tag_ in ("NN", "NNS") else None
+                    own = kind if kind in _REALMS else None
+                    # the class decides over NER ("Spirited Away ... is a film", NER's person)
+                    person = kind in vocabulary()["occupations"] or person and kind not in listed_classes()
             elif mention is None and subject is not None and named is not None and chain < MAX_CHAIN \
                     and subject.lower_ in (("he", "she") if person else ("it",)):
                 self.mentions[subject.i] = self._self_at(subject, named)
                 self.article.gender = self.article.gender or subject.lower_
                 chain += 1
+            elif mention is None and subject is not None and last is not None and not person and kind \
+                    and lemma(subject) == kind and subject.tag_ == "NN" and [c.lower_ for c in subject.children] == ["the"]:
+                self.mentions[subject.i] = self._self_at(subject, last)  # "The film stars ..."
+                named, chain = None, 0
             else:
                 # only after the lead sentence: "Kenya borders Uganda. Kampala is the capital of the country"
                 if named is not None and own and not person and named[0] == self.article.start:
@@ -321,6 +332,11 @@ class Mentions:
                 end = m.end
         if any(m.start < start or m.end > end for i in range(start, end) if (m := self.mentions.get(i))):
             return  # inside a longer name: "Ankara Province" is not Ankara
+        before = self.doc[start - 1] if start else None
+        if end - start == 1 and before is not None and before.tag_ == "NNP" and before.dep_ == "compound" \
+                and before.head.i == start and before.is_title and before.i not in self.mentions \
+                and before.lower_.rstrip(".") not in _HONORIFICS | listed_classes():
+            return  # a surname after another given name: "Tymofiy Minenko" is not Mark Minenko
         self.self_types.extend(m.type for m in around)  # what NER took the subject for
         self._add(Mention(self.title, SELF, self.doc[start:end].text, start, end))
 
@@ -337,13 +353,17 @@ class Mentions:
         return self.mentions.get(token.i)
 
     def arguments(self, token) -> list[Mention]:
-        """The mentions a dependent names: itself and the conjuncts ("Vienna and Paris")."""
+        """The mentions a dependent names: itself and the conjuncts ("Vienna and Paris"), and those listed
+        with it ("Smuts, along with Louis Botha, ...")."""
         found = []
         alternatives = any(c.dep_ == "cc" and c.lower_ == "or" for c in token.children)  # "The Angara or Angar"
         for t in (token,) if alternatives else (token, *token.conjuncts, *self._nested(token)):
             m = self.mention(t)
             if m is not None and m not in found:
                 found.append(m)
+        if found and not alternatives:
+            found += [m for t in (token, *token.conjuncts) for o in co_listed(t) for m in self.arguments(o)
+                      if m not in found and m.type != "DATE"]
         return found
 
     def _places_in(self, token, prep) -> list[Mention]:
@@ -365,6 +385,22 @@ class Mentions:
                 and (n := self.mention(c)) is not None and n.type == "PERSON" and any(
                     g.dep_ == "conj" and m.start <= g.i < m.end for g in c.children)]
 
+def co_listed(token, plain: bool = False) -> list:
+    """The objects of the prepositions below `token` that list more of what it names or does: "together
+    with", "along with", "alongside", and with `plain` any "with" ("stars Julie Andrews and Christopher
+    Plummer, with Richard Haydn")."""
+    found = []
+    for prep in (c for c in token.children if c.dep_ == "prep"):
+        if prep.lower_ in ("along", "together"):  # "along | with Louis Botha"
+            prep = next((c for c in prep.children if c.dep_ == "prep" and c.lower_ == "with"), prep)
+        elif prep.lower_ == "with" and not plain and not any(
+                c.dep_ == "advmod" and c.lower_ in ("together", "along") for c in prep.children):
+            continue
+        if prep.lower_ in ("with", "alongside"):
+            found += [o for o in prep.children if o.dep_ == "pobj"]
+    return found
+
+
 _REALMS = {"country", "state", "nation", "kingdom", "empire", "republic", "island country", "city-state",
            "microstate", "sultanate", "emirate", "principality", "territory", "province"}
 
@@ -377,6 +413,12 @@ def _normalise(text: str) -> str:
 
 
 _PARTICLES = {"ibn", "bin", "bint", "ben", "al", "van", "von", "de", "da", "di", "del"}
+
+
+# titles written before a name that are no part of it (classes are, too: "President", "King", "Saint" ...)
+_HONORIFICS = {"sir", "dame", "lord", "lady", "mr", "mrs", "ms", "dr", "saint", "st", "father", "brother", "sister",
+               "mother", "reverend", "rev", "captain", "major", "colonel", "lieutenant", "sergeant", "president",
+               "senator", "governor", "count", "countess", "duke", "duchess", "baron", "chief", "uncle", "aunt"}
 
 
 _NAME_JOINERS = _PARTICLES | {"y"}  # "José Ortega y Gasset"
@@ -393,6 +435,14 @@ def _whole_name(ent):
         start -= 2
     if start < ent.start:
         return _whole_name(doc[start:end])
+    # "the Very Rev. Tymofiy | Minenko": a one-word person NER cut from the given names before it (not from a
+    # title: "Rev.", "President"), which would else read as a surname, the passage's own
+    while ent.label_ == "PERSON" and end - start == 1 and start and (t := doc[start - 1]).tag_ == "NNP" \
+            and t.dep_ == "compound" and t.head.i == ent.start and t.is_title and not t.ent_type_ \
+            and not t.text.endswith(".") and t.lower_ not in listed_classes() and t.lower_ not in _HONORIFICS:
+        start -= 1
+    if start < ent.start:
+        return doc[start:end]
     before = doc[ent.start - 1] if ent.start else None
     if ent.label_ in ("GPE", "LOC") and before is not None and before.ent_type_ == "NORP" and before.tag_ == "NNP" \
             and before.dep_ == "compound" and ent.start <= before.head.i < end:

@@ -40,6 +40,7 @@ from pipeline.kg.mentions import (
     Mentions,
     Titled,
     _dated,
+    co_listed,
     year_value,
 )
 from pipeline.kg.nlp import lemma
@@ -64,7 +65,10 @@ _GIVING = {"award", "grant", "give"}  # passives with an object: "X was awarded 
 _COLLECTIVE = {"series", "chain", "pair", "cluster", "string", "sequence"}  # "a series of X" names no class
 
 
-_LIST_VERBS = {"border", "bound"}  # verbs whose objects come as a list with a direction each
+_LIST_VERBS = {"border", "bound"}
+
+
+_CAST = {"star", "co-star", "feature"}  # verbs whose "with" lists more of their objects  # verbs whose objects come as a list with a direction each
 
 
 _DIRECTIONS = {f"{a}{b}" for a in ("", "north", "south") for b in ("", "east", "west")} - {""}
@@ -323,6 +327,15 @@ class _Reader(Mentions):
         passive = _is_passive(verb)
         subjects = self._subjects(verb)
         objects = [m for c in verb.children if c.dep_ == "dobj" for m in self.arguments(c)]
+        # those listed with the verb's own ends: more of the cast after "with" ("stars A and B, with C"),
+        # else more of who did it ("produced by Milton Bradley together with Games Workshop")
+        cast = verb_lemma in _CAST and bool(objects)
+        listing = (verb, *(t for c in verb.children if c.dep_ == "dobj" for t in (c, *c.conjuncts))) if cast else (verb,)
+        partners = [m for t in listing for o in co_listed(t, plain=cast) for m in self.arguments(o) if m.type != "DATE"]
+        if cast:
+            objects += [m for m in partners if m not in objects]
+        elif not passive and subjects:
+            subjects += [m for m in partners if m not in subjects]
         # "was awarded the 1983 Nobel Prize": the subject received it; another passive's object is no patient
         pattern = "receive" if passive and verb_lemma in _GIVING else None if passive else verb_lemma
         for obj in objects if pattern else ():
@@ -334,6 +347,7 @@ class _Reader(Mentions):
         if verb_lemma == "name" and passive:
             self._in_honour(verb, sentence)
         agents = self._agents(verb) if passive else []
+        agents += [m for m in partners if agents and m not in agents]
         if verb_lemma in _LIST_VERBS and (agents or objects):  # "bordered by A and B to the north, C to the west"
             agents += [m for m in self._listed_places(verb) if m not in agents and m not in objects]
         for agent in agents:  # read actively: "directed by K" -> K direct X
@@ -364,9 +378,21 @@ class _Reader(Mentions):
         """`VERB PREP` statements; "X founded Y in 1850" dates Y, as "Y was founded in 1850" does, and not X."""
         # "HSBC opened its second branch in 2005": a year of a verb with an object dates the object only
         takes_object = bool(objects) or any(c.dep_ == "dobj" for c in verb.children)
-        for child in verb.children:
-            if child.dep_ in ("prep", "dative") and child.lower_ in _PREPOSITIONS and child.lower_ != "by":
+        # "Rosmini College was founded in 1962, and St Joseph's in 1894": what follows a name joined to the verb
+        # belongs to a clause without its verb; "founded in 1983 and 1991 respectively" pairs what we don't
+        gap = next((c.i for c in verb.children if c.dep_ == "conj" and c.tag_ in ("NN", "NNS", "NNP", "NNPS")),
+                   len(self.doc))
+        paired = any(c.lower_ == "respectively" for c in verb.subtree)
+        # "studied at the College of Saint Joseph ..., and then at the Séminaire de Rimouski": a preposition
+        # may be a conjunct of the verb or of another preposition
+        preps = [c for c in verb.children if c.i < gap and (c.dep_ in ("prep", "dative") or c.dep_ == "conj"
+                                                             and c.tag_ == "IN")]
+        preps += [c for p in preps for c in p.conjuncts if c.tag_ == "IN" and c not in preps]
+        for child in preps:
+            if child.lower_ in _PREPOSITIONS and child.lower_ != "by":
                 for obj in (m for c in child.children if c.dep_ == "pobj" for m in self._objects(c)):
+                    if obj.type == "DATE" and paired:
+                        continue
                     for subject in objects if obj.type == "DATE" and takes_object else subjects:
                         self.state(subject, f"{verb_lemma} {child.lower_}", obj, sentence)
 
@@ -417,9 +443,16 @@ class _Reader(Mentions):
             if verb.dep_ == "acl" and lemma(verb) in _PLACED and head.dep_ == "pobj" and head.tag_ == "NNP" \
                     and head.head.lower_ == "of" and head.head.head.tag_ in ("NN", "NNS"):
                 head = head.head.head  # "a territory of the United States located in the South Pacific": the territory
-            return self._noun_entity(head)
+            if (m := self.mention(head)) is None:
+                return self._noun_entity(head)
+            # a clause on a name is about that name, not those listed with it ("Yoshinkan Aikido, founded by
+            # Gozo Shioda in 1955, and Shodokan Aikido, founded by ..."), and "which" is said of no person
+            which = any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ == "which" for c in verb.children)
+            return [] if which and m.type == "PERSON" else [m]
         if verb.dep_ == "conj" and verb.head.tag_.startswith("VB"):
             return self._subjects(verb.head)
+        if verb.dep_ == "advcl" and verb.tag_ == "VBG" and verb.head.tag_.startswith("VB"):
+            return self._subjects(verb.head)  # "directed by Gene Kelly and Stanley Donen, starring Kelly, ..."
         if verb.dep_ in ("xcomp", "advcl") and verb.head.tag_.startswith("VB") and any(
                 c.dep_ == "aux" and c.lower_ == "to" for c in verb.children) and not any(
                 c.dep_ == "dobj" for c in verb.head.children):  # "ordered Konev to defend Moscow": Konev defends
