@@ -164,6 +164,10 @@ class Mentions:
             if kind:
                 span = _whole_name(ent)
                 name = _normalise(span.text)
+                if _shares_head(span):
+                    continue  # "the American and British Societies of Cinematographers": two names, neither whole
+                if re.fullmatch(r"[IVX]+", span[-1].text) and kind in ("NORP", "ORG", "PLACE"):
+                    kind = "PERSON"  # "Chandragupta I"
                 # "first university statistics department", "Zaporozhian Cossacks as Hetman": no name
                 if name not in _NO_ENTITY and (kind == "DATE" or re.search(r"[A-Z]", name) and " as " not in name):
                     self._add(Mention(name, kind, span.text, span.start, span.end))
@@ -291,7 +295,8 @@ class Mentions:
                 self.article.gender = self.article.gender or subject.lower_
                 chain += 1
             elif mention is None and subject is not None and last is not None and not person and kind \
-                    and lemma(subject) == kind and subject.tag_ == "NN" and [c.lower_ for c in subject.children] == ["the"]:
+                    and lemma(subject) == kind and subject.tag_ == "NN" \
+                    and [c.lower_ for c in subject.children] == ["the"]:
                 self.mentions[subject.i] = self._self_at(subject, last)  # "The film stars ..."
                 named, chain = None, 0
             else:
@@ -443,6 +448,8 @@ def _whole_name(ent):
         start -= 1
     if start < ent.start:
         return doc[start:end]
+    if (longer := _quoted_or_numbered(ent)) is not None:
+        return _whole_name(longer)
     before = doc[ent.start - 1] if ent.start else None
     if ent.label_ in ("GPE", "LOC") and before is not None and before.ent_type_ == "NORP" and before.tag_ == "NNP" \
             and before.dep_ == "compound" and ent.start <= before.head.i < end:
@@ -461,6 +468,27 @@ def _whole_name(ent):
     while end > ent.start + 1 and doc[end - 1].lower_ in _PREPOSITIONS:
         end -= 1  # "Maharashtra by" (of "in Maharashtra by area"): the name stops before it
     return doc[ent.start:end]
+
+
+def _quoted_or_numbered(ent):
+    """The whole name when NER began inside quotes ('"So | Far From Real"') or left out a regnal number
+    ("Chandragupta | I"), else None."""
+    doc, start, end = ent.doc, ent.start, ent.end
+    if end < len(doc) and doc[end].text in ('"', "”") and start and doc[start - 1].text not in ('"', "“"):
+        opening = next((t.i for t in doc[max(start - 4, 0):start] if t.text in ('"', "“")), None)
+        if opening is not None and not any(t.is_punct for t in doc[opening + 1:start]):
+            return doc[opening + 1:end]
+    if end < len(doc) and re.fullmatch(r"[IVX]+", doc[end].text) and doc[end].tag_ == "NNP" and ent[-1].is_title:
+        return doc[start:end + 1]
+    return None
+
+
+def _shares_head(span) -> bool:
+    """Does the span begin with a modifier conjoined to one before it, the two sharing a plural head
+    ("American and | British Societies of Cinematographers")?"""
+    first, heads = span[0], [t for t in span if t.head.i < span.start or t.head.i >= span.end]
+    return first.dep_ == "conj" and first.head.i < span.start and first.head.tag_ in ("JJ", "NNP") \
+        and any(h.tag_ in ("NNS", "NNPS") for h in heads)
 
 
 def _opening_names(sentence) -> list[str]:

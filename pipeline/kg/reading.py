@@ -34,6 +34,7 @@ from pipeline.kg.mentions import (
     _NAME_JOINERS,
     _NOUN_PREPOSITIONS,
     _PREPOSITIONS,
+    _REALMS,
     _YEAR,
     SELF,
     Mention,
@@ -45,7 +46,7 @@ from pipeline.kg.mentions import (
 )
 from pipeline.kg.nlp import lemma
 
-VERSION = "reading-24"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-25"  # bump when the statements a passage yields change (the cache key)
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
 
 
@@ -65,10 +66,13 @@ _GIVING = {"award", "grant", "give"}  # passives with an object: "X was awarded 
 _COLLECTIVE = {"series", "chain", "pair", "cluster", "string", "sequence"}  # "a series of X" names no class
 
 
-_LIST_VERBS = {"border", "bound"}
+_LIST_VERBS = {"border", "bound"}  # verbs whose objects come as a list with a direction each
 
 
-_CAST = {"star", "co-star", "feature"}  # verbs whose "with" lists more of their objects  # verbs whose objects come as a list with a direction each
+_RULERS = {"emperor", "empress", "king", "queen", "sultan", "pharaoh", "caliph", "shah", "khan", "tsar"}
+
+
+_CAST = {"star", "co-star", "feature"}  # verbs whose "with" lists more of their objects
 
 
 _DIRECTIONS = {f"{a}{b}" for a in ("", "north", "south") for b in ("", "east", "west")} - {""}
@@ -163,6 +167,19 @@ class _Reader(Mentions):
             for noun in self._class_run(person.start, sentence.start):
                 if _class_name(noun) in listed_classes():
                     self._classes(person, noun, sentence, "also a", conjuncts=False)
+                    self._realm(person, noun, sentence)
+
+    def _realm(self, person: Mention, noun, sentence) -> None:
+        """"the Gupta emperor Chandragupta I": a ruler's title with a name before it rules the realm of that
+        name, when the passage names it ("the Gupta Empire") and nothing else of that name."""
+        if noun.lower_ not in _RULERS:
+            return
+        for mod in (c for c in noun.children if c.dep_ == "compound" and c.tag_ == "NNP" and c.i == noun.i - 1):
+            realms = {m for m in self.mentions.values() if m.type in ("PLACE", "ORG") and m.name.split()[0] == mod.text
+                      and len(m.name.split()) == 2 and m.name.split()[1].lower() in _REALMS}
+            if len(realms) == 1 and (realm := realms.pop()):
+                self.state(person, f"be {noun.lower_} of", replace(realm, text=mod.text, start=mod.i, end=mod.i + 1),
+                           sentence)
 
     def _class_run(self, end: int, start: int) -> list:
         """The head nouns of the words right before token `end`: lower-case nouns, demonyms and "and"."""
@@ -330,8 +347,10 @@ class _Reader(Mentions):
         # those listed with the verb's own ends: more of the cast after "with" ("stars A and B, with C"),
         # else more of who did it ("produced by Milton Bradley together with Games Workshop")
         cast = verb_lemma in _CAST and bool(objects)
-        listing = (verb, *(t for c in verb.children if c.dep_ == "dobj" for t in (c, *c.conjuncts))) if cast else (verb,)
-        partners = [m for t in listing for o in co_listed(t, plain=cast) for m in self.arguments(o) if m.type != "DATE"]
+        listing = (verb, *(t for c in verb.children if c.dep_ == "dobj" for t in (c, *c.conjuncts))) if cast \
+            else (verb,)
+        partners = [m for t in listing for o in co_listed(t, plain=cast) for m in self.arguments(o)
+                    if m.type != "DATE"]
         if cast:
             objects += [m for m in partners if m not in objects]
         elif not passive and subjects:
