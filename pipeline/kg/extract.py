@@ -3,9 +3,11 @@
 Each passage is read on its own (`reading.py`: spaCy entities and dependency parse, cached by the
 passage's hash in `cache.py`); this module turns the readings of the whole corpus into facts:
 
-- articles: passages with the same title (given, or recovered from a ComLQ/DPR-style text) are
-  one article, one node; a name in any passage that is an article's title, or the full name or
-  surname its own passages call it by (when no other article claims it), is that article;
+- articles: passages with the same title (given, or recovered from a ComLQ/DPR-style text, also
+  where a chunk runs into the next article's lead) are one article, one node, unless their leads
+  give other lifespans (two Esma Sultans: a node each, labelled with the years); a name in any
+  passage that is an article's title, or the full name, surname or alias ("also Ibn Sīnā") its own
+  passages call it by (when no other article claims it), is that article;
 - one entity, one node: names equal after the corpus check's normalisation (`complete.tokens`:
   accents, "Southeastern" = "Southeast", plural -s) are one node, the article's when exactly one
   article has that name, else the most frequent spelling's; not when a passage writes both

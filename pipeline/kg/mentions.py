@@ -4,7 +4,8 @@ Ends of statements are named entities (spaCy NER, typed coarsely, each span wide
 or mentions of the passage's own subject (type `SELF`): the title, the full name its first sentence
 gives (or the name it is "known as"), the surname, and "He"/"She"/"It" right after a sentence about
 the subject; so, right after it, are "the country" and a bare "the capital" in a country's passage.
-A mention keeps how the sentence writes it, so a statement can show both ends in its evidence.
+A mention keeps how the sentence writes it, so a statement can show both ends in its evidence. A chunk
+that runs from one article into the lead of the next (`title_and_body`) is read as two articles.
 """
 
 from __future__ import annotations

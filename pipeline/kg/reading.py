@@ -9,10 +9,12 @@ the substrings of that sentence that name both ends. Patterns are lemma paths, i
   sentence "X is/was a [American] poet[, philosopher and writer]"; `also a` for the same said of a
   named entity elsewhere ("Alexis Carrel, a distinguished surgeon and biologist");
 - `bear in` / `die in` with a year, from a lifespan "(June 3, 1926 – April 5, 1997)" after the subject;
+  `alias`, the other names it gives the subject first ("Avicenna (; also Ibn Sīnā or Abu Ali Sina; ...)");
 - `VERB` (direct object), `VERB PREP` (prepositional object) between named entities, the passive
   turned active ("Barry Lyndon was directed by Stanley Kubrick" -> Stanley Kubrick `direct` Barry Lyndon);
   participles and relative clauses take the noun they modify ("a film directed by ..."), verbs in a
-  conjunction share subject and agent ("written, produced and directed by ...");
+  conjunction share subject and agent ("written, produced and directed by ..."), names listed "together
+  with" / "along with" a verb's end share its role, a cast verb's "with" lists more of its cast;
 - `be NOUN PREP` from a copula or apposition ("X is the capital of Y", "X, a city in Y").
 
 Ends are what the passage names (`mentions.py`): named entities or mentions of the passage's own
