@@ -475,8 +475,8 @@ def _quoted_or_numbered(ent):
     """The whole name when NER began inside quotes ('"So | Far From Real"') or left out a regnal number
     ("Chandragupta | I"), else None."""
     doc, start, end = ent.doc, ent.start, ent.end
-    if end < len(doc) and doc[end].text in ('"', "”") and start and doc[start - 1].text not in ('"', "“"):
-        opening = next((t.i for t in doc[max(start - 4, 0):start] if t.text in ('"', "“")), None)
+    if end < len(doc) and doc[end].tag_ == "''" and start and doc[start - 1].tag_ != "``":
+        opening = next((t.i for t in doc[max(start - 4, 0):start] if t.tag_ == "``"), None)
         if opening is not None and not any(t.is_punct for t in doc[opening + 1:start]):
             return doc[opening + 1:end]
     if end < len(doc) and re.fullmatch(r"[IVX]+", doc[end].text) and doc[end].tag_ == "NNP" and ent[-1].is_title:
