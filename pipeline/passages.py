@@ -298,16 +298,24 @@ def article_start(text: str) -> str:
     """The title of an article that starts `text`, a sentence inside a chunk that runs on from the end of
     another article into a new one ("... England. William Goate William Goate (or Goat) VC (12 January
     1836 – ...) was"): `recover_title`, held to more. The text goes on by repeating the title, or by a
-    name holding the title's words that a bracket, a comma or "is"/"was" follows."""
+    name that holds the title's words and ends with its last (a post-nominal "VC" may follow); then
+    comes a bracket, a comma or "is"/"was" ("Duran Duran bass player ..." starts no article)."""
     title = recover_title(text)
     if not title:
         return ""
     after = text[len(title):].split()
     bare = re.sub(r"\s*\([^()]*\)$", "", title).split()
-    if [_name_key(w) for w in after[:len(bare)]] == [_name_key(w) for w in bare]:
-        return title
-    run = _name_run(after)
     content = [_key(w) for w in bare if _key(w) not in _FUNCTION_WORDS]
-    then = after[len(run)] if len(run) < len(after) else ""
-    defined = after[len(run) - 1].endswith(",") or then[:1] == "(" or then in ("is", "was", "are", "were")
-    return title if run and _in_order(content, run) and defined else ""
+    if [_name_key(w) for w in after[:len(bare)]] == [_name_key(w) for w in bare]:
+        name = len(bare)
+    else:
+        run = _name_run(after)
+        while run and after[len(run) - 1].strip(",").isupper() and len(after[len(run) - 1]) > 1:
+            run = run[:-1]  # "Joseph John Farmer VC"
+        if not run or not _in_order(content, run) or run[-1] != content[-1]:
+            return ""
+        name = len(run)
+    while name < len(after) and after[name].strip(",").isupper():
+        name += 1  # a post-nominal after the name: "VC", "KBE"
+    then = after[name] if name < len(after) else ""
+    return title if after[name - 1].endswith(",") or then[:1] == "(" or then in ("is", "was", "are", "were") else ""
