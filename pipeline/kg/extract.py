@@ -262,7 +262,8 @@ class _Corpus:
         for pid, reading in self.readings.items():
             for st in map(Statement._make, reading["statements"]):
                 for name, kind in ((st.subject, st.subject_type), (st.object, st.object_type)):
-                    if kind not in (SELF, "CLASS", "NORP", "DATE") and (node := self.node(pid, name, kind)):
+                    if kind not in (SELF, "CLASS", "NORP", "DATE") and st.pattern != "alias" \
+                            and (node := self.node(pid, name, kind)):  # (an alias's type is a guess)
                         votes[node][kind] += 1
                 if st.subject_type == SELF and (article := self.node(pid, st.subject, SELF)):
                     for kind, weight in self._says_of_subject(st):

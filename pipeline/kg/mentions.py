@@ -441,7 +441,7 @@ def _whole_name(ent):
         start -= 2
     if start < ent.start:
         return _whole_name(doc[start:end])
-    # "the Very Rev. Tymofiy | Minenko": a one-word person NER cut from the given names before it (not from a
+    # "the Very Rev. Tymofiy | Minenko": a one-word person NER cut from the given name before it (not from a
     # title: "Rev.", "President"), which would else read as a surname, the passage's own
     while ent.label_ == "PERSON" and end - start == 1 and start and (t := doc[start - 1]).tag_ == "NNP" \
             and t.dep_ == "compound" and t.head.i == ent.start and t.is_title and not t.ent_type_ \
