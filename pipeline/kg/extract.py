@@ -138,7 +138,9 @@ class _Corpus:
                 if st.subject_type == SELF and (node := self.self_nodes.get((pid, st.subject))):
                     aliases[st.subject_text].add(node)
                     if st.pattern == "alias":
-                        aliases[st.object].add(node)
+                        # not a part of the title: "Washington" of Washington, D.C. is as much the state's
+                        if not re.search(rf"(?<!\w){re.escape(st.object)}(?!\w)", st.subject):
+                            aliases[st.object].add(node)
                     elif st.pattern == "is a" and st.object in _NAMED_BY_CLASS:  # "Henan is a province"
                         aliases[f"{bare_title(st.subject)} {st.object.title()}"].add(node)  # is Henan Province
         self.titles = frozenset(by_bare)  # a one-word person name links only as a title ("Plato")
@@ -259,6 +261,8 @@ class _Corpus:
         (NER types of its mentions, a lifespan for a person, "is the capital of"
         for a place), and of what its description's head noun names (an occupation: a person)."""
         votes: dict[str, Counter] = defaultdict(Counter)
+        things: set[str] = set()  # articles whose class is listed and no person's ("The Carolingian Empire
+        # (800–887) was a Frankish-dominated empire": its years are no lifespan)
         for pid, reading in self.readings.items():
             for st in map(Statement._make, reading["statements"]):
                 for name, kind in ((st.subject, st.subject_type), (st.object, st.object_type)):
@@ -268,13 +272,17 @@ class _Corpus:
                 if st.subject_type == SELF and (article := self.node(pid, st.subject, SELF)):
                     for kind, weight in self._says_of_subject(st):
                         votes[article][kind] += weight
+                    if st.pattern == "is a" and self.class_types.get(self._class(st.object) or "") == "OTHER":
+                        things.add(article)
             for held in reading["articles"]:
                 article = self.self_nodes[(pid, held["title"])]
                 for kind in held["self_types"]:
                     votes[article][kind] += 1
             if (article := self.article_of.get(pid)) and self._described_as_person(self.passages[pid].description):
                 votes[article]["PERSON"] += 2
-        return {node: counter.most_common(1)[0][0] for node, counter in votes.items()}
+        for article in things:
+            votes[article].pop("PERSON", None)
+        return {node: counter.most_common(1)[0][0] for node, counter in votes.items() if counter}
 
     def _says_of_subject(self, st: Statement) -> Iterator[tuple[str, int]]:
         if st.pattern == "is a":

@@ -518,7 +518,7 @@ def _opening_names(sentence) -> list[str]:
     # up to a bracket: "Douglas Reynolds VC (1882 – 1916)"
     end = next((t.i for t in sentence.doc[sentence.start:subject.right_edge.i + 1] if "(" in t.text),
                subject.right_edge.i + 1)
-    if end - sentence.start < 12:
+    if end - sentence.start <= 12:
         phrase = sentence.doc[sentence.start:end]
         if len(phrase) and not any(t.tag_ == "POS" for t in phrase):  # "Tom Hanks's brother Jim" is not Tom
             names.append(phrase.text.rstrip(" ,"))
