@@ -261,8 +261,8 @@ class _Corpus:
         (NER types of its mentions, a lifespan for a person, "is the capital of"
         for a place), and of what its description's head noun names (an occupation: a person)."""
         votes: dict[str, Counter] = defaultdict(Counter)
-        things: set[str] = set()  # articles whose class is listed and no person's ("The Carolingian Empire
-        # (800–887) was a Frankish-dominated empire": its years are no lifespan)
+        lifespans: Counter[str] = Counter()  # see _lifespan_or_thing
+        things: set[str] = set()
         for pid, reading in self.readings.items():
             for st in map(Statement._make, reading["statements"]):
                 for name, kind in ((st.subject, st.subject_type), (st.object, st.object_type)):
@@ -272,26 +272,33 @@ class _Corpus:
                 if st.subject_type == SELF and (article := self.node(pid, st.subject, SELF)):
                     for kind, weight in self._says_of_subject(st):
                         votes[article][kind] += weight
-                    if st.pattern == "is a" and self.class_types.get(self._class(st.object) or "") == "OTHER":
-                        things.add(article)
+                    self._lifespan_or_thing(st, article, lifespans, things)
             for held in reading["articles"]:
                 article = self.self_nodes[(pid, held["title"])]
                 for kind in held["self_types"]:
                     votes[article][kind] += 1
             if (article := self.article_of.get(pid)) and self._described_as_person(self.passages[pid].description):
                 votes[article]["PERSON"] += 2
-        for article in things:
-            votes[article].pop("PERSON", None)
+        for article, weight in lifespans.items():
+            if article not in things:
+                votes[article]["PERSON"] += weight
         return {node: counter.most_common(1)[0][0] for node, counter in votes.items() if counter}
+
+    def _lifespan_or_thing(self, st: Statement, article: str, lifespans: Counter[str], things: set[str]) -> None:
+        """Count a lifespan (not a verb: "Neoclassicism ... was born in Rome" makes no person), or note a listed
+        class of no person (then a lifespan is none: "The Carolingian Empire (800–887) was ... an empire")."""
+        if st.pattern in ("bear in", "die in") and st.object_type == "DATE":
+            lifespans[article] += 3
+        elif st.pattern == "is a" and self.class_types.get(self._class(st.object) or "") == "OTHER":
+            things.add(article)
 
     def _says_of_subject(self, st: Statement) -> Iterator[tuple[str, int]]:
         if st.pattern == "is a":
             kind = self.class_types.get(self._class(st.object) or "")
             if kind and kind != "OTHER":
                 yield kind, 1000  # the class decides
-        elif st.pattern in ("bear in", "die in") and st.object_type == "DATE":
-            yield "PERSON", 3  # a lifespan, not a verb: "Neoclassicism ... was born in Rome" makes no person
-        # (a demonym makes no person: "a large Mexican altepetl", "a Swedish pop group", "the Sasanian Empire")
+        # (a lifespan is counted in `_types`; a demonym makes no person: "a large Mexican altepetl", "a Swedish
+        # pop group", "the Sasanian Empire")
         elif (words := st.pattern.split())[0] == "be" and len(words) == 3 and self.class_types.get(words[1]) == "PLACE":
             yield "PLACE", 3  # "X is the capital and largest city of Y": X is a place
 

@@ -489,7 +489,7 @@ def _shares_head(span) -> bool:
     ("American and | British Societies of Cinematographers")?"""
     first, heads = span[0], [t for t in span if t.head.i < span.start or t.head.i >= span.end]
     return first.dep_ == "conj" and first.head.i < span.start and first.head.tag_ in ("JJ", "NNP") \
-        and any(h.tag_ in ("NNS", "NNPS") for h in heads)
+        and first.i != span.root.i and any(h.tag_ in ("NNS", "NNPS") for h in heads)  # ("Europe and | Balkans")
 
 
 def _opening_names(sentence) -> list[str]:

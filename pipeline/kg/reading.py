@@ -48,7 +48,7 @@ from pipeline.kg.mentions import (
 )
 from pipeline.kg.nlp import lemma
 
-VERSION = "reading-28"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-29"  # bump when the statements a passage yields change (the cache key)
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
 
 
