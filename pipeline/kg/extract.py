@@ -133,6 +133,7 @@ class _Corpus:
         """Article nodes by title, and the names (titles, aliases) that link to them."""
         by_bare, ambiguous = self._article_nodes()
         aliases: dict[str, set[str]] = defaultdict(set)
+        said: set[str] = set()  # the other names leads give ("also known as LBJ")
         for pid, reading in self.readings.items():
             for st in map(Statement._make, reading["statements"]):
                 if st.subject_type == SELF and (node := self.self_nodes.get((pid, st.subject))):
@@ -141,6 +142,7 @@ class _Corpus:
                         # not a part of the title: "Washington" of Washington, D.C. is as much the state's
                         if not re.search(rf"(?<!\w){re.escape(st.object)}(?!\w)", st.subject):
                             aliases[st.object].add(node)
+                            said.add(st.object)
                     elif st.pattern == "is a" and st.object in _NAMED_BY_CLASS:  # "Henan is a province"
                         aliases[f"{bare_title(st.subject)} {st.object.title()}"].add(node)  # is Henan Province
         self.titles = frozenset(by_bare)  # a one-word person name links only as a title ("Plato")
@@ -148,6 +150,7 @@ class _Corpus:
         for alias, nodes in aliases.items():
             if len(nodes) == 1 and alias not in by_bare:
                 self.link[alias] = next(iter(nodes))
+        self.other_names = frozenset(self.link) & said  # what NER takes these for is no vote ("LBJ" an ORG)
         for name, nodes in by_bare.items():
             exact = [n for n in nodes if n == f"article:{name}"]
             if name not in ambiguous and (len(nodes) == 1 or exact):
@@ -267,7 +270,7 @@ class _Corpus:
             for st in map(Statement._make, reading["statements"]):
                 for name, kind in ((st.subject, st.subject_type), (st.object, st.object_type)):
                     if kind not in (SELF, "CLASS", "NORP", "DATE") and st.pattern != "alias" \
-                            and (node := self.node(pid, name, kind)):  # (an alias's type is a guess)
+                            and name not in self.other_names and (node := self.node(pid, name, kind)):
                         votes[node][kind] += 1
                 if st.subject_type == SELF and (article := self.node(pid, st.subject, SELF)):
                     for kind, weight in self._says_of_subject(st):
