@@ -1,15 +1,16 @@
 """Inter-annotator agreement: Fleiss' kappa (statsmodels) and Krippendorff's alpha (krippendorff).
 
 A unit is one judgement several annotators made: an item's answer to one yes/no/unsure question
-(evidence spread: multi-passage items only) or one passage's grade. Only items with all their
-votes count (pending items are left out); each unit keeps the votes the decision counted (the
-first `needed`, vote.counted_votes), so Fleiss' kappa sees a constant number of raters. The
-questions are nominal data with three categories (yes 1, no 0, unsure 2: "unsure" is an answer,
-not a missing one); grades 0/1/2 are ordinal for alpha. A statistic that is undefined (every
-rating the same, or no units) is null.
+(evidence spread: only where asked, annotation.tasks.asks_spread) or one passage's grade. Only
+items with all their votes count (pending items are left out); each unit keeps the votes the
+decision counted (the first `needed`, vote.counted_votes), so Fleiss' kappa sees a constant number
+of raters. The questions are nominal data with three categories (yes 1, no 0, unsure 2: "unsure"
+is an answer, not a missing one); grades 0/1/2 are ordinal for alpha. A statistic that is
+undefined (every rating the same, or no units) is null.
 
 The disagreement list holds every unit the annotators did not answer alike, every unit with an
-"unsure" in it, and every comment. `pool` counts what pooled judging found: the other-candidate
+"unsure" in it, and every comment. `edits` lists every vote another account changed, pending
+items' too (annotation/pull.py). `pool` counts what pooled judging found: the other-candidate
 passages judged, those judged relevant (passages the generator had missed) and the items whose
 qrels they repaired, overall and per query type.
 """
@@ -25,6 +26,7 @@ import krippendorff
 import numpy as np
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
+from annotation.tasks import asks_spread
 from annotation.vote import counted_votes
 from pipeline.records import REVIEW_QUESTIONS, ReviewVote
 
@@ -85,6 +87,8 @@ def agreement(reviewed: list[dict[str, Any]], needed: int) -> dict[str, Any]:
     by_type: dict[str, dict[str, Units]] = defaultdict(lambda: {q: Units() for q in QUESTIONS})
     disagreements = []
     complete: list[dict[str, Any]] = []
+    edits = [{"item_id": r["item"]["id"], "type": r["item"]["type"], **edit}
+             for r in reviewed for edit in r["review"].get("edits", [])]
     for record in reviewed:
         item, review = record["item"], record["review"]
         if review["status"] == "pending":
@@ -92,7 +96,7 @@ def agreement(reviewed: list[dict[str, Any]], needed: int) -> dict[str, Any]:
         complete.append(record)
         votes = counted_votes([ReviewVote.from_dict(v) for v in review["votes"]], needed)
         for question in QUESTIONS:
-            if question == "evidence_spread" and item["n_passages"] == 1:
+            if question == "evidence_spread" and not asks_spread(item):
                 continue
             for passage_id, unit in _units(votes, question, list(review["relevance"])):
                 if len(unit) < 2:
@@ -114,6 +118,7 @@ def agreement(reviewed: list[dict[str, Any]], needed: int) -> dict[str, Any]:
         "by_type": {t: {q: units.summary(needed, QUESTIONS[q]) for q, units in questions.items()}
                     for t, questions in sorted(by_type.items())},
         "disagreements": disagreements,
+        "edits": edits,
         "pool": {"overall": _pool_counts(complete),
                  "by_type": {t: _pool_counts([r for r in complete if r["item"]["type"] == t]) for t in types}},
     }

@@ -91,6 +91,16 @@ def connect(config: ReviewConfig, token: str | None = None) -> LabelStudio:
     return client
 
 
+def settings_changed(project: Any, config: ReviewConfig) -> list[str]:
+    """The project settings that are no longer the push's (project_settings): changed on the
+    project's Settings page or through the API since. Label Studio strips the labeling
+    configuration's trailing newline, so text is compared stripped."""
+    def same(now: Any, wanted: Any) -> bool:
+        return now.strip() == wanted.strip() if isinstance(now, str) and isinstance(wanted, str) else now == wanted
+
+    return [name for name, wanted in project_settings(config).items() if not same(getattr(project, name, None), wanted)]
+
+
 def find_project(client: LabelStudio, title: str) -> Any | None:
     matches = [p for p in client.projects.list(title=title) if p.title == title]
     return min(matches, key=lambda p: p.id) if matches else None

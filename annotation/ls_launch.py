@@ -12,6 +12,10 @@ the same. Another Label Studio version runs unchanged.
 
 The garbage collector is paused while an export or an import runs: those build millions of small
 objects that all live until the request ends, so the collections find nothing to free.
+
+Every HTML page gets keys.js (this file's folder), which fixes three keys of the labeling interface
+in every project: a grade typed right after a move, an answer key pressed twice, Ctrl+Enter in a
+text box (the script says how).
 """
 
 import gc
@@ -26,6 +30,7 @@ from datetime import datetime
 from typing import Any
 
 PATCHED_VERSION = "1.23.2"
+KEYS_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keys.js")
 logger = logging.getLogger("comlq.ls_launch")
 
 ORIGINAL: dict[str, Callable[..., Any]] = {}  # Label Studio's own sync_import, as patch() found it
@@ -93,13 +98,37 @@ def sync_import(self, *args, **kwargs):
         return ORIGINAL["sync_import"](self, *args, **kwargs)
 
 
+class KeysMiddleware:
+    """Adds keys.js to every HTML page, inline with the page's CSP nonce (Label Studio allows
+    inline scripts that carry it). Innermost: the CSP middleware has made the request's nonce."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        with open(KEYS_SCRIPT, encoding="utf-8") as handle:
+            self.script = handle.read()
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        html = response.get("Content-Type", "").startswith("text/html") and not getattr(response, "streaming", False)
+        if html and b"</head>" in response.content:
+            tag = f'<script nonce="{getattr(request, "csp_nonce", "")}">{self.script}</script></head>'
+            response.content = response.content.replace(b"</head>", tag.encode("utf-8"), 1)
+            if response.has_header("Content-Length"):
+                response["Content-Length"] = str(len(response.content))
+        return response
+
+
 def patch() -> None:
     from data_export.mixins import ExportMixin
     from data_import.api import ImportAPI
+    from django.conf import settings
 
     ORIGINAL.setdefault("sync_import", ImportAPI.sync_import)
     ExportMixin.export_to_file = export_to_file
     ImportAPI.sync_import = sync_import
+    keys = f"{__name__}.KeysMiddleware"  # the handler loads the middleware after django.setup
+    if keys not in settings.MIDDLEWARE:
+        settings.MIDDLEWARE = [*settings.MIDDLEWARE, keys]
 
 
 def setup_then_patch(setup):

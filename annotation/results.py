@@ -1,7 +1,7 @@
 """Label Studio result regions <-> review votes, by the control names of labeling_config.xml.
 
 `structure`, `answers_correct`, `answers_complete`, `trivial` answer yes/no/unsure about the item;
-`evidence_0` the evidence-spread question (only on multi-passage tasks); `comment` is free text.
+`evidence_0` the evidence-spread question (only where asked: annotation.tasks.asks_spread); `comment` is free text.
 A passage's grade is the label (0, 1, 2, or "?" for not graded) of its heading region in the
 `grade` control, found by the region id the layout prediction gave it (annotation/tasks.py).
 """
@@ -13,7 +13,7 @@ from typing import Any
 from annotation.tasks import GRADE_CONTROL, PASSAGES_OBJECT, UNGRADED, layout_regions
 from pipeline.records import ReviewVote
 
-# vote field -> (control name, object it labels); evidence_0 exists only on multi-passage tasks
+# vote field -> (control name, object it labels); evidence_0 exists only where the spread is asked
 CONTROLS = {
     "structure_ok": ("structure", "question"),
     "evidence_spread": ("evidence_0", "spread_0"),

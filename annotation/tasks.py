@@ -23,6 +23,7 @@ from typing import Any
 
 from pipeline.errors import ComlqError
 from pipeline.logical_form import parse, terms
+from pipeline.querytypes import get_type
 from pipeline.records import Passage
 
 GRADE_CONTROL = "grade"  # the HyperTextLabels control whose region labels are the grades
@@ -209,6 +210,13 @@ def _group_note(group: str, item: dict[str, Any], count: int, pooled_by: Sequenc
             "Grade them like the evidence: a relevant one is a missing answer or missing evidence.")
 
 
+def asks_spread(item: dict[str, Any]) -> bool:
+    """Is question 2 (evidence spread) asked: more than one evidence passage, and answers that rest
+    on more than one fact? A 1p, 2u or 2in item with several answers has one passage per answer,
+    each holding all its answer's facts, so the question has no good answer there."""
+    return item["n_passages"] > 1 and get_type(item["type"]).answer_facts > 1
+
+
 def require_passages(item: dict[str, Any], passages: dict[str, Passage], pooled: Sequence[str] = ()) -> None:
     """Every passage the task would show is in the passages file (cheap: no task is built)."""
     ids = (*(e["passage_id"] for e in item["evidence"]), *item["violating"], *item["source_passages"], *pooled)
@@ -257,7 +265,7 @@ def task_data(item: dict[str, Any], passages: dict[str, Passage], pooled: Sequen
         "answers": "; ".join(answers),
         "anchors": "; ".join(named),
         "facts": "; ".join(f"{f['subject']} {f['relation']} {f['object']}" for f in facts) or "(not recorded)",
-        "spread": [{"passages": f"{n} passages"}] if n > 1 else [],  # one entry: the question shows
+        "spread": [{"passages": f"{n} passages"}] if asks_spread(item) else [],  # one entry: the question shows
         "html": "".join(doc.parts),
         "passages": [s.to_dict() for s in shown],
         "offsets": {region: list(span) for region, span in regions.items()},

@@ -7,11 +7,14 @@ Rules (docs/review.md states them for users):
 - yes/no/unsure questions: the answer more than half of the counted votes give ("unsure" counts
   as an answer, so yes-yes-unsure is yes and yes-no-unsure has no majority);
 - passage grades: the strict majority; without one (a 0/1/2 three-way split) the median, flagged;
-- accepted when a majority says the structure holds, the evidence is spread (multi-passage
-  items), the answers are correct and the item is not trivial, and a passage is relevant;
+- accepted when a majority says the structure holds, the evidence is spread (where asked:
+  annotation.tasks.asks_spread), the answers are correct and the item is not trivial, and a
+  passage is relevant;
 - "answers incomplete" keeps the item only when its pooled judgements repaired the qrels (an
   other-candidate passage got a majority grade of 1 or 2), else rejects it;
-- the final qrels are the passages graded 1 or 2.
+- the final qrels are the passages graded 1 or 2;
+- a vote another account changed counts in its author's own earlier version, or not at all
+  (annotation/pull.py); the item lists the edit and is flagged `edited_by_another_account`.
 """
 
 from __future__ import annotations
@@ -21,7 +24,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from annotation.tasks import asks_spread
 from pipeline.records import REVIEW_QUESTIONS, ReviewVote
+
+EDITED = "edited_by_another_account"  # the flag of an item with a vote another account changed
 
 # question -> (the answer an accepted item needs, reason when the majority says otherwise, reason without majority)
 REQUIRED = {
@@ -62,20 +68,24 @@ def _as_bool(answer: str | None) -> bool | None:
 
 
 def decide(item: dict[str, Any], votes: Sequence[ReviewVote], needed: int,
-           candidates: Sequence[str] = ()) -> dict[str, Any]:
+           candidates: Sequence[str] = (), edits: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """The `review` block of a reviewed item (schemas/reviewed_item.schema.json); it lists every
     vote, but only counted_votes decide. `candidates`: the other-candidate passages the task
-    showed (pooled judging), whose relevant ones repair an incomplete item's qrels."""
+    showed (pooled judging), whose relevant ones repair an incomplete item's qrels. `edits`: votes
+    another account changed (annotation.pull.task_votes), listed and flagged."""
     comments = [{"annotator": v.annotator, "comment": v.comment} for v in votes if v.comment]
+    edited = [EDITED] if edits else []
     review: dict[str, Any] = {"status": "pending", "votes": [v.to_dict() for v in votes],
-                              **{q: None for q in REVIEW_QUESTIONS}, "relevance": {}, "flags": [], "qrels": {},
+                              **{q: None for q in REVIEW_QUESTIONS}, "relevance": {}, "flags": edited, "qrels": {},
                               "reason": None, "candidates": list(candidates), "comments": comments}
+    if edits:
+        review["edits"] = list(edits)
     if len(votes) < needed:
         review["reason"] = f"{len(votes)} of {needed} votes"
         return review
-    flags: list[str] = ["extra_votes"] if len(votes) > needed else []
+    flags: list[str] = edited + (["extra_votes"] if len(votes) > needed else [])
     votes = counted_votes(votes, needed)
-    asked = [q for q in REVIEW_QUESTIONS if q != "evidence_spread" or item["n_passages"] > 1]
+    asked = [q for q in REVIEW_QUESTIONS if q != "evidence_spread" or asks_spread(item)]
     answers = {}
     for question in asked:
         given = [a for a in (v.answer(question) for v in votes) if a is not None]

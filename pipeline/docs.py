@@ -20,7 +20,7 @@ import textwrap
 import tokenize
 from typing import Any
 
-from pipeline.config import Config, LLMConfig, ReviewConfig, value_range
+from pipeline.config import Config, LLMConfig, ReviewConfig, rule_of
 
 HEADER = """\
 # Configuration
@@ -31,10 +31,11 @@ dataclasses' comments there, not this page. -->
 One typed configuration, read once and passed to every stage. Every key is optional: the
 defaults below are the values in `pipeline/config.py`. Set them in a TOML file, given as
 `--config my.toml` (to `comlq generate`, `export`, `run`, `review` and `evaluate`) or as
-`COMLQ_CONFIG=my.toml`; an unknown section or key, a value of the wrong type or a number
-outside the key's range stops the command with one line naming the file and the key. Command
-line options that set a key (`comlq generate --per-type 5` sets `[generate] per_type`) win over
-the file and are checked the same way.
+`COMLQ_CONFIG=my.toml`; an unknown section or key, a value of the wrong type, a number outside
+the key's range or a word not among its values (for a list: any item; the column "allowed")
+stops the command before any work, with one line naming the file and the key. Command line
+options that set a key (`comlq generate --per-type 5` sets `[generate] per_type`) win over the
+file and are checked by the same rules, the error naming the option.
 
 ```toml
 [passages]
@@ -117,11 +118,11 @@ def configuration_markdown() -> str:
         values = getattr(config, section.name)
         doc, comments = field_comments(type(values))
         parts.append(f"\n## [{section.name}]\n\n{doc}\n\n"
-                     "| key | type | default | range | description |\n|---|---|---|---|---|\n")
+                     "| key | type | default | allowed | description |\n|---|---|---|---|---|\n")
         for f in dataclasses.fields(values):
             default = _default(getattr(values, f.name))
-            allowed = value_range(f)
-            parts.append(f"| `{f.name}` | {_code(str(f.type))} | {default} | {_code(str(allowed)) if allowed else ''} "
+            rule = rule_of(f)
+            parts.append(f"| `{f.name}` | {_code(str(f.type))} | {default} | {_code(str(rule)) if rule else ''} "
                          f"| {description(comments[f.name])} |\n")
     return "".join(parts)
 

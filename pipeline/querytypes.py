@@ -221,6 +221,13 @@ class QueryType:
     def negations(self) -> int:
         return sum(1 for *_, neg in self.pattern.edges(data="negated") if neg)
 
+    @property
+    def answer_facts(self) -> int:
+        """The facts one answer rests on: the positive relations, a union's branches counting as
+        one (an answer meets either); 1 for 1p, 2u and 2in, whose answers each stand in one passage."""
+        edges = [data for *_, data in self.pattern.edges(data=True) if not data["negated"]]
+        return sum(not e["union"] for e in edges) + any(e["union"] for e in edges)
+
     def summary(self) -> dict[str, object]:
         return {
             "name": self.name, "indicator": self.indicator, "betae": self.betae, "definition": self.definition,

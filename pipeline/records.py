@@ -134,6 +134,7 @@ class Item:
     facts: tuple[WitnessFact, ...] = ()  # the answers' witness facts, each with its sentence
     partial: tuple[str, ...] = ()  # passages of entities meeting some but not all intersected conditions
     branches: tuple[tuple[str, ...], ...] = ()  # union types: the passages each branch needs, in triple order
+    possible_missed: tuple[str, ...] = ()  # passages that may state an answer the item lacks (shown to reviewers)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Item:
@@ -150,6 +151,7 @@ class Item:
             check=Check(data["check"]["ok"], tuple(data["check"]["reasons"])),
             facts=tuple(WitnessFact.from_dict(f) for f in data.get("facts", ())),
             partial=tuple(data.get("partial", ())), branches=tuple(tuple(b) for b in data.get("branches", ())),
+            possible_missed=tuple(data.get("possible_missed", ())),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -162,7 +164,7 @@ class Item:
             "source_passages": list(self.source_passages), "generator": self.generator.to_dict(),
             "check": self.check.to_dict(), "facts": [f.to_dict() for f in self.facts],
             "partial": list(self.partial), "branches": [list(b) for b in self.branches],
-        }
+        } | ({"possible_missed": list(self.possible_missed)} if self.possible_missed else {})
 
     @property
     def negations(self) -> int:
@@ -181,7 +183,8 @@ REVIEW_QUESTIONS = ("structure_ok", "evidence_spread", "answers_correct", "answe
 @dataclass(frozen=True, slots=True)
 class ReviewVote:
     """One annotator's judgement of one item. A question answered "unsure" is None and named in
-    `unsure`; a question not asked (evidence spread of a 1-passage item) is None and not named."""
+    `unsure`; a question not asked (evidence spread where annotation.tasks.asks_spread says no) is None
+    and not named."""
 
     item_id: str
     annotator: str

@@ -19,6 +19,7 @@ and `comlq evaluate --beir/--out` take any folder, laid out the same way.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 from collections.abc import Iterable, Iterator
@@ -45,6 +46,12 @@ class BeirFolder(Folder):
     violations (passages that break a query's negation), partial (passages that satisfy only part
     of a conjunction) and branches (the passages each branch of a union needs)."""
 
+    # the header line of each TSV file (BEIR's for the qrels), written by the export, checked by the reader
+    QRELS_HEADER = ("query-id", "corpus-id", "score")
+    VIOLATIONS_HEADER = ("query-id", "corpus-id", "violates")
+    PARTIAL_HEADER = ("query-id", "corpus-id", "partial")
+    BRANCHES_HEADER = ("query-id", "corpus-id", "branch")
+
     @property
     def corpus(self) -> Path:
         return self.root / "corpus.jsonl"
@@ -57,8 +64,9 @@ class BeirFolder(Folder):
     def qrels_dir(self) -> Path:
         return self.root / "qrels"
 
-    def qrels(self, split: str) -> Path:
-        return self.qrels_dir / f"{split}.tsv"
+    def qrels(self, split: str, variant: str | None = None) -> Path:
+        """The split's qrels; a variant (e.g. "audited", written by an audit) sits beside them."""
+        return self.qrels_dir / (f"{split}.{variant}.tsv" if variant else f"{split}.tsv")
 
     def violations(self, split: str) -> Path:
         return self.root / "violations" / f"{split}.tsv"
@@ -72,7 +80,35 @@ class BeirFolder(Folder):
         return self.root / "branches" / f"{split}.tsv"
 
     def splits(self) -> list[str]:
-        return sorted(p.stem for p in self.qrels_dir.glob("*.tsv"))
+        """The splits that have qrels (a variant such as dev.audited.tsv is not a split of its own)."""
+        return sorted(p.stem for p in self.qrels_dir.glob("*.tsv") if "." not in p.stem)
+
+    def audit(self, split: str) -> AuditFolder:
+        """What an audit of the split's qrels by pooled judging keeps (`comlq review push --beir`)."""
+        return AuditFolder(self.root / "audit" / split)
+
+    # what an audit's --out folder links to in the audited folder, besides the qrels
+    def linked(self, split: str) -> list[Path]:
+        return [self.corpus, self.queries, self.qrels(split), self.violations(split), self.partial(split),
+                self.branches(split)]
+
+
+@dataclass(frozen=True)
+class AuditFolder(Folder):
+    """One split's audit: what was pushed, and what the votes decided (the audited qrels themselves
+    are BeirFolder.qrels(split, "audited"))."""
+
+    @property
+    def push(self) -> Path:
+        return self.root / "push.json"  # the sample, the pool, the settings and the Label Studio project
+
+    @property
+    def result(self) -> Path:
+        return self.root / "audit.json"  # figures per query type, agreement, disputed passages
+
+    @property
+    def markdown(self) -> Path:
+        return self.root / "audit.md"
 
 
 @dataclass(frozen=True)
@@ -268,6 +304,30 @@ STAGES = {stage.name: stage for stage in (
     Stage("train", reads=("export.beir", "export.data"), writes=("models.reranker.info",)),
     Stage("evaluate", reads=("export.beir",), writes=("report.metrics",)),
 )}
+
+
+def output_lock(folder: str | Path) -> Path:
+    """The lock of an output folder that is replaced whole (`evaluate`/`export`/`train --out`):
+    a hidden sibling, as anything inside goes with the folder (pipeline/runlock.py)."""
+    folder = Path(folder)
+    return folder.parent / f".{folder.name}.lock"
+
+
+STAGING = ("tmp", "old")  # an output folder being written, and the earlier one set aside meanwhile
+
+
+def staging_folder(folder: str | Path, kind: str, pid: int) -> Path:
+    """A temporary sibling of an output folder replaced whole: `.NAME.tmp-PID`, in which process
+    `pid` writes it, or `.NAME.old-PID`, where its earlier version waits to be removed."""
+    folder = Path(folder)
+    return folder.parent / f".{folder.name}.{kind}-{pid}"
+
+
+def staging_folders(folder: str | Path) -> list[Path]:
+    """The staging folders of `folder` that exist (after a kill -9 they are left over)."""
+    folder = Path(folder)
+    return sorted(p for kind in STAGING for p in folder.parent.glob(f".{glob.escape(folder.name)}.{kind}-*")
+                  if p.is_dir())
 
 
 # ---------------------------------------------------------------------------- finding runs

@@ -28,7 +28,7 @@ from pipeline.errors import ComlqError, RecordError, quote
 from pipeline.resources import resources, schema_file
 
 SCHEMA_NAMES = ("passage", "item", "rejected", "review_vote", "reviewed_item", "metrics", "llm_output", "llm_ledger",
-                "export_item", "beir_query", "beir_corpus", "agreement", "triple")
+                "export_item", "beir_query", "beir_corpus", "agreement", "triple", "audit_judgement", "audit")
 
 
 @cache

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import ComlqError
+from pipeline.errors import ComlqError, quote
 from pipeline.logical_form import Node, Not, Term, parse
 from pipeline.runfolder import BeirFolder
 from pipeline.schemas import iter_jsonl
@@ -43,10 +43,12 @@ class BeirData:
     partial: Violations | None = None  # query -> passages satisfying only part of its conjunction; None: no labels
     branches: Branches | None = None  # query -> union branch -> the passages it needs; None: no labels
     shuffle_seed: int | None = None  # set by retrieval.shuffle: corpus permuted, passage ids opaque
+    qrels_variant: str | None = None  # e.g. "audited": qrels/SPLIT.audited.tsv instead of qrels/SPLIT.tsv
 
     def describe(self) -> dict[str, Any]:
         shuffled = {"seed": self.shuffle_seed, "ids": "opaque"} if self.shuffle_seed is not None else None
-        return {"beir": str(self.path), "split": self.split, "queries": len(self.queries),
+        return {"beir": str(self.path), "split": self.split, "qrels_variant": self.qrels_variant,
+                "queries": len(self.queries),
                 "passages": len(self.corpus), "violation_labels": self.violations is not None,
                 "partial_labels": self.partial is not None, "branch_labels": self.branches is not None,
                 "shuffled": shuffled}
@@ -65,11 +67,16 @@ def _jsonl(path: Path, what: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
         yield where, record_id, record
 
 
-def _tsv(path: Path, columns: int) -> Iterator[tuple[str, list[str]]]:
-    """Rows of a TSV file after its header, each with exactly `columns` fields."""
+def _tsv(path: Path, columns: int, header: tuple[str, ...] | None = None) -> Iterator[tuple[str, list[str]]]:
+    """Rows of a TSV file after its header, each with exactly `columns` fields. With `header` (the
+    expected names), a first line whose last column is a number is a row, not a header: an error,
+    as BEIR's readers (and this one) would drop it without a word."""
     with open(path, encoding="utf-8", newline="") as handle:
         reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        next(reader, None)  # header
+        first = next(reader, None)
+        if header and first and len(first) == len(header) and _number(first[-1]):
+            raise ComlqError(f"{path}:1: no header line: the file starts with a row ({quote(chr(9).join(first))}); "
+                             f"add the header line '{chr(9).join(header)}' (tab-separated), as BEIR's format has")
         for row in reader:
             if not row or not "".join(row).strip():
                 continue
@@ -77,6 +84,14 @@ def _tsv(path: Path, columns: int) -> Iterator[tuple[str, list[str]]]:
             if len(row) != columns:
                 raise ComlqError(f"{where}: expected {columns} tab-separated columns, got {len(row)}")
             yield where, row
+
+
+def _number(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _int(value: str, where: str, column: str) -> int:
@@ -155,14 +170,14 @@ def load_queries(path: Path, judged: set[str]) -> list[Query]:
 
 def load_qrels(path: Path) -> Qrels:
     qrels: Qrels = {}
-    for where, (qid, pid, score) in _tsv(path, 3):
+    for where, (qid, pid, score) in _tsv(path, 3, BeirFolder.QRELS_HEADER):
         qrels.setdefault(qid, {})[pid] = _int(score, where, "score")
     return qrels
 
 
 def load_violations(path: Path) -> Violations:
     violations: Violations = {}
-    for where, (qid, pid, violates) in _tsv(path, 3):
+    for where, (qid, pid, violates) in _tsv(path, 3, BeirFolder.VIOLATIONS_HEADER):
         violations.setdefault(qid, set())
         if _int(violates, where, "violates"):
             violations[qid].add(pid)
@@ -216,17 +231,26 @@ def _labels(path: Path, load, known: set[str]):
     return labels
 
 
-def load_beir(path: str | os.PathLike[str], split: str) -> BeirData:
+def load_beir(path: str | os.PathLike[str], split: str, qrels_variant: str | None = None) -> BeirData:
+    """The split's corpus, judged queries, qrels (`qrels_variant`: qrels/SPLIT.VARIANT.tsv, e.g.
+    the audited ones) and logic labels."""
     folder = BeirFolder(path)
     if not folder.root.is_dir():
         raise ComlqError(f"{folder.root}: not a BEIR folder (no such directory)")
-    qrels_path = folder.qrels(split)
-    if not qrels_path.is_file():
+    qrels_path = folder.qrels(split, qrels_variant)
+    if not folder.qrels(split).is_file():
         splits = ", ".join(folder.splits()) or "none"
-        raise ComlqError(f"{qrels_path}: no qrels for split '{split}' (available: {splits})")
+        raise ComlqError(f"{folder.qrels(split)}: no qrels for split '{split}' (available: {splits})")
+    if not qrels_path.is_file():
+        raise ComlqError(f"{qrels_path}: no {qrels_variant} qrels for split '{split}'"
+                         + (" (an audit writes them: `comlq review collect --beir`)" if qrels_variant == "audited"
+                            else ""))
     qrels = load_qrels(qrels_path)
     if not qrels:
         raise ComlqError(f"{qrels_path}: no judged queries in split '{split}'")
+    if not any(score > 0 for judged in qrels.values() for score in judged.values()):
+        raise ComlqError(f"{qrels_path}: no judgement has a positive score (all {sum(map(len, qrels.values()))} are "
+                         "<= 0), so no passage is relevant and every measure would be 0")
     corpus = load_corpus(folder.corpus)
     known = set(corpus.ids)
     for qid, judged in qrels.items():
@@ -241,4 +265,4 @@ def load_beir(path: str | os.PathLike[str], split: str) -> BeirData:
     return BeirData(folder.root, split, corpus, queries, qrels,
                     violations=_labels(folder.violations(split), load_violations, known),
                     partial=_labels(folder.partial(split), load_partial, known),
-                    branches=_labels(folder.branches(split), load_branches, known))
+                    branches=_labels(folder.branches(split), load_branches, known), qrels_variant=qrels_variant)

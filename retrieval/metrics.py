@@ -5,11 +5,18 @@ logic-consistency scores in ComLQ's LSNC@K form (K = 10, 100):
     MAP@100     map_cut_100
     Recall@100  recall_100
     MRR@10      recip_rank on the run cut at 10
+    nDCG'@10    condensed nDCG@10 (Sakai 2007): the ranking with every unjudged passage removed, then
+                ndcg_cut_10 (trec_eval -J; ir_measures nDCG(judged_only=True)@10)
+    Judged@10   the share of the top 10 that has a label of any grade, 0 included (ir_measures
+                Judged@10: over the passages retrieved when fewer than 10)
     LSNC@K      -log((v + 1)/(K + 1)) / log(K + 1), v = passages in the top K that violate the query's NOT
     LSAC@K      -log((p + 1)/(K + 1)) / log(K + 1), p = passages in the top K that satisfy only part of
                 the query's conjunction
     LSOC@K      -log((u + 1)/(B + 1)) / log(B + 1), B = the union's branches, u = branches not covered:
                 a branch is covered when the top K holds one of its own passages (see `lsoc`)
+
+nDCG'@10 and Judged@10 are for incomplete judgements: a retriever that finds passages nobody
+judged loses plain nDCG@10 silently, shows a low Judged@10, and keeps its condensed nDCG'@10.
 
 Each of the three is 1.0 when the top K holds no inconsistency (no violator, no partial
 passage, every branch covered) and 0.0 at the worst (K violators, K partial passages, no branch
@@ -22,13 +29,15 @@ answer scores 0 on every trec measure (trec_eval -c); means are over the judged 
 consistency score needs its label file and is computed only for the queries it concerns:
 LSNC for queries with a negation (negations > 0, or listed in the violation labels); LSAC for
 queries with a conjunction (AND in the logical form, else a type whose indicator has ∧ or ∩,
-or listed in the partial labels); LSOC for queries listed in the branch labels.
+or listed in the partial labels); LSOC for queries listed in the branch labels. LSNC and LSAC
+leave out a query type none of whose queries has a label (`not_applicable`): with nothing that
+could be a mistake, each of its queries would score 1.0 whatever the ranking.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 
 import pytrec_eval
 
@@ -38,9 +47,14 @@ from retrieval.base import Branches, Qrels, Query, Run, Violations, cut, ranked
 PerQuery = dict[str, dict[str, float]]  # query id -> measure -> value
 
 TREC_MEASURES = {"nDCG@10": "ndcg_cut_10", "MAP@100": "map_cut_100", "Recall@100": "recall_100"}
+CONDENSED = "nDCG'@10"  # ndcg_cut_10 on the judged passages only
+JUDGED = "Judged@10"
+JUDGEMENT_MEASURES = (CONDENSED, JUDGED)  # reported next to nDCG@10; not tested for significance
 LSNC_KS = (10, 100)
 CONSISTENCY = ("LSNC", "LSAC", "LSOC")  # NOT violators, AND partial passages, OR branches uncovered
-MEASURES = (*TREC_MEASURES, "MRR@10", *(f"{name}@{k}" for name in CONSISTENCY for k in LSNC_KS))
+MEASURES = ("nDCG@10", *JUDGEMENT_MEASURES, *list(TREC_MEASURES)[1:], "MRR@10",
+            *(f"{name}@{k}" for name in CONSISTENCY for k in LSNC_KS))
+TESTED = tuple(m for m in MEASURES if m not in JUDGEMENT_MEASURES)  # the paired tests' measures
 
 
 def log_scaled(mistakes: int, n: int) -> float:
@@ -67,6 +81,13 @@ def lsoc(ranking: Sequence[str], branches: dict[str, set[str]], k: int) -> float
     shared = set.intersection(*branches.values()) if branches else set()
     uncovered = sum(1 for needed in branches.values() if not ((needed - shared) or needed) & top)
     return log_scaled(uncovered, len(branches))
+
+
+def judged_share(ranking: Sequence[str], judged: Container[str], k: int = 10) -> float:
+    """Judged@k of one ranking: the share of its first k passages (of all of them when it has fewer)
+    that have a label; 0.0 for an empty ranking."""
+    top = ranking[:k]
+    return sum(1 for pid in top if pid in judged) / len(top) if top else 0.0
 
 
 def conjunctive(query: Query) -> bool:
@@ -96,16 +117,21 @@ def per_query(run: Run, qrels: Qrels, queries: Sequence[Query] | None = None,
     """Every measure for every judged query (a consistency score only where its labels apply)."""
     trec = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_MEASURES.values()))
     mrr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"})
+    condensed = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_10"}, judged_docs_only_flag=True)
     # pytrec_eval leaves out queries the run does not answer; they count 0 (trec_eval -c)
-    full = trec.evaluate({qid: scores for qid, scores in run.items() if scores})
+    answered = {qid: scores for qid, scores in run.items() if scores}
+    full = trec.evaluate(answered)
     top10 = mrr.evaluate({qid: scores for qid, scores in cut(run, 10).items() if scores})
-    negated = {q.id for q in queries or () if q.negations} | _listed(violations)
-    conjunctions = {q.id for q in queries or () if conjunctive(q)} | _listed(partial) if partial is not None else set()
+    judged_only = condensed.evaluate(answered)
+    scope = consistency_scope(queries or (), violations, partial)
+    negated, conjunctions = scope.get("LSNC", set()), scope.get("LSAC", set())
     result: PerQuery = {}
     for qid in qrels:
         values = {name: full.get(qid, {}).get(measure, 0.0) for name, measure in TREC_MEASURES.items()}
         values["MRR@10"] = top10.get(qid, {}).get("recip_rank", 0.0)
         ranking = [pid for pid, _ in ranked(run.get(qid, {}))]
+        values[CONDENSED] = judged_only.get(qid, {}).get("ndcg_cut_10", 0.0)
+        values[JUDGED] = judged_share(ranking, qrels[qid])
         for k in LSNC_KS:
             if violations is not None and qid in negated:
                 values[f"LSNC@{k}"] = lsnc(ranking, violations.get(qid, set()), k)
@@ -119,6 +145,41 @@ def per_query(run: Run, qrels: Qrels, queries: Sequence[Query] | None = None,
 
 def _listed(labels: Violations | None) -> set[str]:
     return {qid for qid, pids in (labels or {}).items() if pids}
+
+
+def _operator_queries(queries: Sequence[Query]) -> dict[str, set[str]]:
+    """The queries with a NOT (for LSNC) and with an AND (for LSAC)."""
+    return {"LSNC": {q.id for q in queries if q.negations}, "LSAC": {q.id for q in queries if conjunctive(q)}}
+
+
+def consistency_scope(queries: Sequence[Query], violations: Violations | None,
+                      partial: Violations | None) -> dict[str, set[str]]:
+    """The queries LSNC and LSAC apply to (a measure without its label file applies to none): those
+    with the operator, or listed in the labels, of a type at least one of whose queries has a label.
+    A type without any (2in, pin, pni have no partial passages) would score 1.0 by construction."""
+    scope, operator = {}, _operator_queries(queries)
+    for name, labels in (("LSNC", violations), ("LSAC", partial)):
+        if labels is None:
+            continue
+        listed = _listed(labels)
+        labelled = {q.type for q in queries if q.id in listed and q.type is not None}
+        wanted = operator[name] | listed
+        scope[name] = {q.id for q in queries if q.id in wanted and (q.id in listed or q.type in labelled)} | listed
+    return scope
+
+
+def not_applicable(queries: Sequence[Query], violations: Violations | None,
+                   partial: Violations | None) -> dict[str, list[str]]:
+    """Per consistency measure, the query types that have its operator but no labels: the report
+    shows "–" for them, and they are not in its means."""
+    scope = consistency_scope(queries, violations, partial)
+    out = {}
+    for name, wanted in _operator_queries(queries).items():
+        if name in scope:
+            types = {q.type for q in queries if q.id in wanted - scope[name] and q.type is not None}
+            if types:
+                out[name] = sorted(types, key=_natural)
+    return out
 
 
 def mean(values: PerQuery, qids: Iterable[str] | None = None) -> dict[str, float | None]:
@@ -166,7 +227,7 @@ def _natural(name: str) -> tuple[int, int, str]:
 
 
 def significance(values: PerQuery, reference: PerQuery,
-                 measures: Iterable[str] = MEASURES) -> dict[str, dict[str, float | int | None]]:
+                 measures: Iterable[str] = TESTED) -> dict[str, dict[str, float | int | None]]:
     """Paired tests of `values` against `reference` on the queries both have, per measure.
 
     t_p: two-sided paired t-test; wilcoxon_p: two-sided Wilcoxon signed-rank (zero differences

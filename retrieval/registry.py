@@ -41,7 +41,7 @@ def needs_embeddings(spec: str) -> bool:
     name, args, kwargs = parse_spec(spec)
     if name not in BUILDERS:
         raise ComlqError(f"unknown retriever '{name}' in '{spec}' (known: {', '.join(BUILDERS)})")
-    needs = EMBEDDINGS[name]
+    needs = EMBEDDINGS.get(name, False)
     return needs(args, kwargs) if callable(needs) else needs
 
 
@@ -114,6 +114,20 @@ class Factory:
         return retriever
 
 
+def check_settings(evaluate: EvaluateConfig) -> None:
+    """What pipeline/config.py cannot check, as the values live in registries: ITLR's operator set
+    and calibration (plugins may add more), and every retriever spec (an unknown name fails here)."""
+    from retrieval.itlr import CALIBRATIONS, OPERATORS, lookup
+
+    for key, registry in (("operators", OPERATORS), ("calibration", CALIBRATIONS)):
+        try:
+            lookup(registry, getattr(evaluate, key), key)
+        except ComlqError as exc:
+            raise ComlqError(f"[evaluate] {key}: {exc}") from None
+    for spec in evaluate.retrievers:
+        needs_embeddings(spec)
+
+
 def parse_spec(spec: str) -> tuple[str, list[str], dict[str, str]]:
     """'rrf(bm25, itlr(cal=shift), k0=60)' -> ('rrf', ['bm25', 'itlr(cal=shift)'], {'k0': '60'})."""
     spec = spec.strip()
@@ -123,7 +137,11 @@ def parse_spec(spec: str) -> tuple[str, list[str], dict[str, str]]:
     name, inner = match[1], match[2]
     args: list[str] = []
     kwargs: dict[str, str] = {}
-    for part in split_top_level(inner or ""):
+    try:
+        parts = split_top_level(inner or "")
+    except ComlqError as exc:
+        raise ComlqError(f"bad retriever spec '{spec}': {exc}") from None
+    for part in parts:
         key, eq, value = part.partition("=")
         if eq and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key.strip()):
             kwargs[key.strip()] = value.strip()
@@ -133,7 +151,8 @@ def parse_spec(spec: str) -> tuple[str, list[str], dict[str, str]]:
 
 
 def split_top_level(text: str, sep: str = ",") -> list[str]:
-    """Split at separators outside parentheses; empty parts dropped; unbalanced input is an error."""
+    """Split at separators outside parentheses ("" has no parts); an empty part ("a,,b", "a,") or
+    unbalanced parentheses are an error."""
     parts, depth, current = [], 0, []
     for char in text:
         if char == "(":
@@ -150,7 +169,11 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
     if depth != 0:
         raise ComlqError(f"unbalanced parentheses in '{text}'")
     parts.append("".join(current).strip())
-    return [p for p in parts if p]
+    if parts == [""]:
+        return []
+    if "" in parts:
+        raise ComlqError(f"an empty item in '{text}' (item {parts.index('') + 1})")
+    return parts
 
 
 def canonical(spec: str) -> str:

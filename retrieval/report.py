@@ -70,6 +70,11 @@ DEFINITIONS = {
     "MAP@100": "mean average precision of the top 100 (trec_eval `map_cut_100`)",
     "Recall@100": "share of the relevant passages in the top 100 (trec_eval `recall_100`)",
     "MRR@10": "reciprocal rank of the first relevant passage in the top 10 (0 when none)",
+    "nDCG'@10": "condensed nDCG@10 (Sakai): every passage without a label of any grade removed from the ranking, "
+                "then nDCG@10 (trec_eval `-J ndcg_cut_10`). Next to nDCG@10 it shows what a retriever loses only "
+                "because it finds passages nobody judged",
+    "Judged@10": "share of the top 10 that has a label of any grade, 0 included (ir_measures `Judged@10`); "
+                 "a low value means nDCG@10 rests on guesses about unjudged passages",
     "LSNC@K": "Log-Scaled Negation Consistency (ComLQ): LSNC@K = −log((V + 1)/(K + 1)) / log(K + 1), V = the number "
               "of passages in the top K that violate the query's negation (they support an answer the NOT "
               "excludes; `violations/SPLIT.tsv`). 1.0: no violator in the top K; 0.0: all K are violators; "
@@ -92,11 +97,22 @@ def _definitions(measures: Sequence[str]) -> list[str]:
 
 
 MODEL_KEYS = ("model", "llm")  # config keys (retriever `describe()`) that name a model
+# where a logical form came from: the keys of a parser's counts (retrieval/logical_forms.py)
+FORM_SOURCES = {"gold": "shipped with the queries (gold)", "rules": "parsed by rules from the question text",
+                "llm": "parsed by the LLM", "rules (LLM answer did not parse)": "parsed by rules (the LLM's answer "
+                                                                                "did not parse)"}
+
+
+def _forms(name: str, parse: Mapping[str, Any]) -> str:
+    """'itlr: 120 shipped with the queries (gold), 15 parsed by rules ...' (the parser's counts)."""
+    counts = parse.get("counts") or {}
+    told = [f"{n} {FORM_SOURCES.get(source, source)}" for source, n in counts.items() if n]
+    return f"{name} (parse={parse.get('source', '?')}): {', '.join(told) or 'no query parsed'}"
 
 
 def _models(retrievers: Mapping[str, Any]) -> list[str]:
     """Which retriever ran on which model: the encoder, the reranker (if any) and LLMs."""
-    rows, encoders, rerankers, gold = [], set(), set(), set()
+    rows, encoders, rerankers, forms = [], set(), set(), []
     for name, result in retrievers.items():
         config = result.get("config", {})
         models = [f"{key} `{config[key]}`" for key in MODEL_KEYS if config.get(key)]
@@ -105,7 +121,7 @@ def _models(retrievers: Mapping[str, Any]) -> list[str]:
         parse = config.get("parse")
         if isinstance(parse, Mapping) and parse.get("source"):
             settings.append(f"parse={parse['source']}")
-            gold |= {name} if parse["source"] == "gold" else set()
+            forms.append(_forms(name, parse))
         rows.append([name, config.get("class", "?"), ", ".join(models) or "–", ", ".join(settings) or "–"])
         if "rerank" in str(config.get("class", "")).lower():
             rerankers.add(str(config.get("model")))
@@ -113,15 +129,19 @@ def _models(retrievers: Mapping[str, Any]) -> list[str]:
             encoders.add(str(config["model"]))
     summary = (f"Encoder: {', '.join(f'`{m}`' for m in sorted(encoders)) or 'none (no dense retriever)'}; "
                f"reranker: {', '.join(f'`{m}`' for m in sorted(rerankers)) or 'none'}.")
-    if gold:
-        summary += (f" {', '.join(sorted(gold))}: parse=gold, the logical forms shipped with the queries "
-                    "(written by the generator), not parsed from the question text.")
+    if forms:  # counted, not inferred from the setting: parse=gold falls back to rules where a query has no form
+        summary += " Where the logical forms came from: " + "; ".join(forms) + "."
     return ["## Models", "", summary, ""] + _table(["retriever", "class", "models", "settings"], rows)
 
 
 def _negated(retrievers: Mapping[str, Any]) -> str:
     negated = {r["overall"].get("negated_queries") for r in retrievers.values()} - {None}
     return f"; LSNC@K is over the {negated.pop()} queries with a negation" if len(negated) == 1 else ""
+
+
+def _not_applicable(data: Mapping[str, Any]) -> str:
+    return "".join(f"; {name}@K does not apply to {', '.join(types)} (no labels for their queries)"
+                   for name, types in data.get("not_applicable", {}).items())
 
 
 def markdown(metrics: Mapping[str, Any]) -> str:
@@ -133,14 +153,16 @@ def markdown(metrics: Mapping[str, Any]) -> str:
     kinds = (("violation", "violation_labels", "LSNC"), ("partial", "partial_labels", "LSAC"),
              ("branch", "branch_labels", "LSOC"))
     labels = "; ".join(f"{what} labels: {'yes' if data.get(key) else f'no (no {measure}@K)'}"
-                       for what, key, measure in kinds) + _negated(retrievers)
+                       for what, key, measure in kinds) + _negated(retrievers) + _not_applicable(data)
     lines = [f"# Retrieval evaluation: {data.get('beir', '?')} ({data.get('split', '?')})", "",
              f"{data.get('queries', '?')} queries, {data.get('passages', '?')} passages; {labels}.", "",
              (f"Corpus **shuffled** (seed {shuffled['seed']}): passages in a random order, every passage id renamed "
               "to an opaque one (runs/*.trec use them; shuffled_ids.tsv maps them back)." if shuffled else
               "Corpus **not shuffled**: passages in file order with their original ids "
-              "(`--shuffle-corpus SEED` checks that no retriever profits from order or ids)."), "",
-             "## Overall", ""]
+              "(`--shuffle-corpus SEED` checks that no retriever profits from order or ids)."), ""]
+    if metrics.get("warnings"):
+        lines += ["## Warnings", "", *(f"- {warning}" for warning in metrics["warnings"]), ""]
+    lines += ["## Overall", ""]
     lines += _table(["retriever", *measures],
                     [[n, *(retrievers[n]["overall"].get(m) for m in measures)] for n in names])
     lines += _definitions(measures) + _models(retrievers)
@@ -152,9 +174,16 @@ def markdown(metrics: Mapping[str, Any]) -> str:
         present = [m for m in measures if m.startswith(f"{name}@")]
         if present:
             rows = _cells(retrievers, "by_type", present[0])
-            rows = [row for row in rows if any(v is not None for v in row[2:])]  # types without the operator have none
-            lines += [f"## {present[0]} by query type", ""] + _table(["query type", "queries", *names], rows)
+            unlabelled = data.get("not_applicable", {}).get(name, [])
+            rows = [[*row[:2], *(["–"] * len(names) if row[0] in unlabelled else row[2:])] for row in rows
+                    if row[0] in unlabelled or any(v is not None for v in row[2:])]  # else: no such operator
+            note = ([f"{present[0]} does not apply to {', '.join(unlabelled)}: no query of "
+                     f"{'these types' if len(unlabelled) > 1 else 'this type'} has a label for it in this split "
+                     "(each would score 1.0 whatever the ranking); shown as –, left out of the overall figure.", ""]
+                    if unlabelled else [])
+            lines += [f"## {present[0]} by query type", "", *note] + _table(["query type", "queries", *names], rows)
     lines += _significance(retrievers)
+    lines += _audit(metrics)
     # no timing here: it differs between two runs of the same data (and with the cache's state), so
     # the report of a seed stays the same; metrics.json keeps it per retriever ("timing")
     for name, reason in metrics.get("skipped", {}).items():
@@ -163,6 +192,30 @@ def markdown(metrics: Mapping[str, Any]) -> str:
     lines += ["", f"![nDCG@10 by query type]({here.plot(PLOT_TYPE).name})", "",
               f"![nDCG@10 by number of negations]({here.plot(PLOT_NEGATIONS).name})", ""]
     return "\n".join(lines)
+
+
+AUDIT_MEASURES = ("nDCG@10", "nDCG'@10", "Judged@10")
+
+
+def _audit(metrics: Mapping[str, Any]) -> list[str]:
+    """With `--qrels-variant audited`: original against audited qrels on the audited queries."""
+    data = metrics.get("dataset", {})
+    if not data.get("qrels_variant"):
+        return []
+    lines = [f"## Original and {data['qrels_variant']} qrels", ""]
+    comparison = metrics.get("audit")
+    if not comparison:
+        return lines + ["The tables above use the audited qrels; no audit.json names the audited queries, so "
+                        "there is no comparison on them.", ""]
+    lines += [f"The tables above use `qrels/{data.get('split')}.{data['qrels_variant']}.tsv` on every query. Here, "
+              f"only the {comparison['queries']} queries the audit judged ({comparison['audit']}), each mean with its "
+              "95% bootstrap interval: the same runs under the original qrels and under the audited ones.", ""]
+    header = ["retriever", *(f"{m} {variant}" for m in AUDIT_MEASURES for variant in ("original", "audited"))]
+    rows = []
+    for name, result in comparison["retrievers"].items():
+        rows.append([name, *(_with_interval(result[variant]["mean"].get(m), result[variant]["confidence"].get(m))
+                             for m in AUDIT_MEASURES for variant in ("original", "audited"))])
+    return lines + _table(header, rows)
 
 
 def _significance(retrievers: Mapping[str, Any]) -> list[str]:

@@ -16,12 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import random
-import shutil
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -33,6 +30,7 @@ from pipeline.errors import ComlqError
 from pipeline.progress import Progress
 from pipeline.resources import read_prompt
 from pipeline.runfolder import ExportFolder, ModelFolder
+from pipeline.runlock import staged_folder
 from pipeline.schemas import AtomicWriter, write_json, write_jsonl
 from retrieval.beir import load_beir, load_corpus
 from retrieval.encoders import native_bf16
@@ -63,21 +61,11 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-@contextmanager
-def staged(out: Path) -> Iterator[Path]:
-    """A temporary sibling of `out`, renamed to `out` when the block succeeds. An existing `out`
-    is replaced only if it is a model folder this command wrote (it has comlq.json) or empty."""
-    if out.exists() and not (out.is_dir() and (ModelFolder(out).info.is_file() or not any(out.iterdir()))):
-        raise ComlqError(f"{out}: exists and is not a model folder written by `comlq train`; refusing to replace it")
-    staging = out.parent / f".{out.name}.tmp-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    try:
-        yield staging
-        shutil.rmtree(out, ignore_errors=True)
-        staging.rename(out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+MODEL_FOLDER = "a model folder written by `comlq train`"  # what --out may replace (it has comlq.json), or empty
+
+
+def _is_model(folder: Path) -> bool:
+    return ModelFolder(folder).info.is_file()
 
 
 def _autocast(precision: str):
@@ -198,9 +186,9 @@ def train_reranker(export_path: str | Path, out: str | Path, config: TrainConfig
 
     config = config or TrainConfig()
     out = Path(out)
-    seed_everything(config.seed)
-    export, groups, tally = _examples(export_path, config)
-    with staged(out) as tmp:
+    with staged_folder(out, _is_model, MODEL_FOLDER) as tmp:  # checks `out` first; one writer; replaced whole
+        seed_everything(config.seed)
+        export, groups, tally = _examples(export_path, config)
         folder = ModelFolder(tmp)
         write_jsonl(folder.training_data, (g.to_dict() for g in groups), None)
         with quiet_loading():  # the new one-logit head is expected
@@ -238,14 +226,14 @@ def train_dense(export_path: str | Path, out: str | Path, config: TrainConfig | 
 
     config = config or TrainConfig()
     out = Path(out)
-    seed_everything(config.seed)
-    export, groups, tally = _examples(export_path, config)
-    # (question, positive, hardest negative): the labelled kinds first, else the best retrieved one; a
-    # "~pair" group repeats its source group's positive and twin, which is already that group's triple
-    order = {"twin": 0, "violating": 1, "partial": 2, "retrieved": 3}
-    triples = [(g.question, g.examples[0].text, min(g.examples[1:], key=lambda e: order[e.kind]).text)
-               for g in groups if len(g.examples) > 1 and not g.query_id.endswith("~pair")]
-    with staged(out) as tmp:
+    with staged_folder(out, _is_model, MODEL_FOLDER) as tmp:  # checks `out` first; one writer; replaced whole
+        seed_everything(config.seed)
+        export, groups, tally = _examples(export_path, config)
+        # (question, positive, hardest negative): the labelled kinds first, else the best retrieved one; a
+        # "~pair" group repeats its source group's positive and twin, which is already that group's triple
+        order = {"twin": 0, "violating": 1, "partial": 2, "retrieved": 3}
+        triples = [(g.question, g.examples[0].text, min(g.examples[1:], key=lambda e: order[e.kind]).text)
+                   for g in groups if len(g.examples) > 1 and not g.query_id.endswith("~pair")]
         folder = ModelFolder(tmp)
         write_jsonl(folder.training_data, (g.to_dict() for g in groups), None)
         with quiet_loading():

@@ -26,14 +26,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline.config import TrainConfig
+from pipeline.config import TrainConfig, choices_of
 from pipeline.errors import ComlqError
 from pipeline.kg.verbalize import plural
 from pipeline.runfolder import ExportFolder, RunFolder
 from retrieval.base import Corpus, Query
 from retrieval.negation import find_mention, twin
 
-KINDS = ("violating", "partial", "twins")  # the optional kinds; positives and retrieved negatives are always there
+# the optional kinds (violating, partial, twins); positives and retrieved negatives are always there
+KINDS = choices_of(TrainConfig, "kinds")
 # Relations a passage does not state in a clause of its own (a title named anywhere, a topic
 # label): negating the clause in front of such a mention would flip an unrelated statement.
 NO_CLAUSE = frozenset({"mentions", "mentioned_in", "topic", "topic_of"})

@@ -7,7 +7,8 @@
     serve.py     serve start|stop|status
 
 Options that set a configuration value use `dest="SECTION.KEY"`; `overrides(args)` collects
-them for `Config.with_overrides`, so every verb applies its overrides the same way. Library code
+them for `Config.with_overrides`, so every verb applies and checks its overrides the same way
+(pipeline/config.py's rules, the error naming the option). Library code
 logs through `logging`; `main` routes those records to stderr (heavy imports stay lazy).
 """
 
@@ -32,7 +33,21 @@ def overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def config_of(args: argparse.Namespace) -> Config:
     """The configuration file (or $COMLQ_CONFIG, or defaults) with the command line's overrides."""
-    return load_config(getattr(args, "config", None)).with_overrides(overrides(args), "command line")
+    return load_config(getattr(args, "config", None)).with_overrides(overrides(args), "command line",
+                                                                     getattr(args, "option_labels", None))
+
+
+def _label_options(parser: argparse.ArgumentParser) -> None:
+    """Give each verb `option_labels` (SECTION.KEY -> its option, e.g. '--epochs') for config_of's errors."""
+    labels = {}
+    for action in parser._actions:  # argparse has no public walk over a parser's options
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _label_options(child)
+        elif "." in action.dest and action.option_strings:
+            labels[action.dest] = max(action.option_strings, key=len)
+    if labels:
+        parser.set_defaults(option_labels=labels)
 
 
 def add_config(p: argparse.ArgumentParser) -> None:
@@ -76,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in (line, review, train, evaluate, serve):
         module.register(sub)
+    _label_options(parser)
     return parser
 
 

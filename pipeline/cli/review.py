@@ -78,7 +78,63 @@ def _annotators(args: argparse.Namespace) -> None:
         print(_login_line(config.url, args.email, password, args.password_env if given else None))
 
 
+def _beir_or_dir(args: argparse.Namespace) -> bool:
+    """True for an audit of a BEIR folder (--beir), False for a run folder (DIR); never both."""
+    if bool(args.beir) == bool(args.dir):
+        raise ComlqError(f"review {args.review_command}: give a run folder DIR or --beir FOLDER (an audit), not "
+                         + ("both" if args.beir else "neither"))
+    return bool(args.beir)
+
+
+def _weights(text: str | None) -> dict[str, float]:
+    """'2in=2,3in=2' -> {'2in': 2.0, '3in': 2.0}."""
+    weights = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        kind, _, value = part.partition("=")
+        try:
+            weights[kind.strip()] = float(value)
+        except ValueError:
+            raise ComlqError(f"--weights: '{part}' is not TYPE=NUMBER") from None
+    return weights
+
+
+def _push_audit(args: argparse.Namespace) -> None:
+    from pipeline.orchestration.audit import push_beir_audit
+
+    config = config_of(args)
+    split = args.split or config.evaluate.split
+    record = push_beir_audit(args.beir, split, config, out=args.out, queries=args.queries, seed=args.seed,
+                             weights=_weights(args.weights), k=getattr(args, "review.pool_k"),
+                             only_unjudged=args.only_unjudged, title=args.project, progress=not args.quiet)
+    pooled = sum(len(p) for p in record["pool"].values())
+    print(f"project {record['project_id']} ('{record['project']}'): {record['created']} tasks created, "
+          f"{record['existing']} already there; {len(record['queries'])} queries, {pooled} pooled passages "
+          f"(top {record['pool_k']} of {', '.join(record['pool_retrievers'])})"
+          + (f"; {len(record['nothing_to_judge'])} queries with nothing to judge"
+             if record["nothing_to_judge"] else ""))
+    given = "".join(f" {flag} {value}" for flag, value in (("--split", split), ("--out", args.out),
+                                                            ("--config", args.config)) if value)
+    print(f"next: annotators log in at {config.review.url.rstrip('/')}/user/login/ and open the project; "
+          f"`comlq review collect --beir {args.beir}{given}` writes the audited qrels")
+
+
+def _collect_audit(args: argparse.Namespace) -> None:
+    from pipeline.orchestration.audit import audit_folder, collect_beir_audit
+
+    config = config_of(args)
+    split = args.split or config.evaluate.split
+    report = collect_beir_audit(args.beir, split, config, out=args.out)
+    folder = audit_folder(args.beir, args.out)
+    overall = report["overall"]
+    print(f"wrote {folder.qrels(split, 'audited')}, {folder.audit(split).result} and {folder.audit(split).markdown}: "
+          f"{overall['queries']} queries audited ({len(report['pending'])} pending), {overall['judged']} passages "
+          f"judged, {overall['missed_relevant']} relevant ones the qrels missed, {overall['gold_judged_nonrelevant']} "
+          f"gold ones judged not relevant, {overall['invented']} invented, {overall['disputed']} disputed")
+
+
 def _push(args: argparse.Namespace) -> None:
+    if _beir_or_dir(args):
+        return _push_audit(args)
     from annotation.client import connect
     from annotation.push import push, review_items
     from pipeline.orchestration.pool import pooled_candidates
@@ -135,6 +191,9 @@ def _token(args: argparse.Namespace) -> None:
 
 
 def _collect(args: argparse.Namespace) -> int:
+    if _beir_or_dir(args):
+        _collect_audit(args)
+        return 0
     from annotation.push import review_items
     from pipeline.orchestration import markers
     from pipeline.orchestration.review_runs import collect_command
@@ -172,6 +231,21 @@ def _collect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _specs(text: str) -> tuple[str, ...]:
+    from retrieval.registry import split_top_level
+
+    return tuple(split_top_level(text))
+
+
+def audit_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--beir", default=None, metavar="FOLDER",
+                   help="audit this BEIR folder's qrels instead of reviewing a run (docs/review.md, 'Auditing')")
+    p.add_argument("--split", default=None, help="audit: the qrels split (default: [evaluate] split, 'test')")
+    p.add_argument("--out", default=None, metavar="FOLDER",
+                   help="audit: write the audit's files here (required when the BEIR folder is read-only); it becomes "
+                        "a BEIR folder linking to the audited one's corpus, queries and qrels")
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     review = sub.add_parser("review", help="human review in Label Studio (server, annotators, push, status, collect)")
     verbs = review.add_subparsers(dest="review_command", required=True, metavar="VERB")
@@ -207,13 +281,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--check", action=argparse.BooleanOptionalAction, default=True,
                    help="check the token against the Label Studio server first (default: yes)")
 
-    p = verb("push", "send DIR/items.jsonl to Label Studio, with pooled candidates (each item once)", _push)
-    p.add_argument("dir", help="run folder with items.jsonl")
+    p = verb("push", "send DIR/items.jsonl to Label Studio, with pooled candidates (each item once); or, with "
+                     "--beir, audit a BEIR folder's qrels: one task per query with its labelled and pooled passages",
+             _push)
+    p.add_argument("dir", nargs="?", help="run folder with items.jsonl")
     p.add_argument("--passages", default=None, help="passages JSONL (default: DIR/passages.jsonl)")
     p.add_argument("--predictions", action=argparse.BooleanOptionalAction, default=None,
                    help="pre-fill the structure answer with the automatic check (default: review.predictions)")
-    p.add_argument("--pool-k", dest="review.pool_k", type=int, default=None,
-                   help="each pool retriever's top-k passages per item as other candidates (0: none; default 5)")
+    p.add_argument("--pool-k", dest="review.pool_k", type=int, default=None, metavar="K",
+                   help="each pool retriever's top-k passages per item as other candidates (0: none; default 5; "
+                        "an audit: review.audit_pool_k, 10)")
+    p.add_argument("--pool-retrievers", dest="review.pool_retrievers", type=_specs, default=None, metavar="SPECS",
+                   help="the pool's retrievers, two or more, e.g. bm25,dense (default: review.pool_retrievers)")
+    audit_options(p)
+    p.add_argument("--queries", type=int, default=None, metavar="N",
+                   help="audit: a sample of N queries, stratified by query type (default: every query of the split)")
+    p.add_argument("--seed", type=int, default=13,
+                   help="audit: seed of the sample, the shuffled corpus the pool is drawn from and the passage order")
+    p.add_argument("--weights", default=None, metavar="TYPE=W,...",
+                   help="audit: the sample's share per query type relative to the others (default 1), e.g. 2in=2,3in=2")
+    p.add_argument("--only-unjudged", action="store_true",
+                   help="audit: show only the pooled passages without a label (default: the labelled ones too)")
+    p.add_argument("--project", default=None,
+                   help="audit: the Label Studio project (default: 'PROJECT_TITLE audit: FOLDER/SPLIT')")
+    p.add_argument("--quiet", action="store_true", help="audit: no progress bars")
 
     p = verb("pull", "export the annotations and write DIR/review/reviewed.jsonl and agreement.json", _pull)
     p.add_argument("dir", help="run folder that was pushed")
@@ -223,8 +314,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("dir", help="run folder that was pushed")
 
     p = verb("collect", "resume a run after review: pull, then export and evaluate once every task has its votes "
-                        "or the deadline has passed", _collect)
-    p.add_argument("dir", help="run folder that `comlq run --review` pushed")
+                        "or the deadline has passed; with --beir, write an audit's qrels/SPLIT.audited.tsv and "
+                        "audit.json", _collect)
+    p.add_argument("dir", nargs="?", help="run folder that `comlq run --review` pushed")
+    audit_options(p)
     p.add_argument("--deadline-hours", type=float, default=72.0,
                    help="after this many hours since the push, go on without the missing votes (default 72)")
     p.add_argument("--evaluate", action=argparse.BooleanOptionalAction, default=True,

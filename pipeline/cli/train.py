@@ -9,10 +9,9 @@ from pipeline.config import TrainConfig
 
 
 def _train(args: argparse.Namespace) -> None:
+    config = config_of(args)  # checked before the heavy imports
     from retrieval.train import train_dense, train_reranker
 
-    kinds = [k for k in args.kinds.split(",") if k] if args.kinds is not None else None
-    config = config_of(args).with_overrides({"train.kinds": kinds})
     train = train_reranker if args.what == "reranker" else train_dense
     info = train(args.export, args.out, config.train, progress=not args.quiet)
     training = info["training"]
@@ -25,6 +24,10 @@ def _train(args: argparse.Namespace) -> None:
     print(line + ")")
 
 
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(word for word in text.split(",") if word)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train", help="train a reranker (CrossEncoder) or fine-tune the bi-encoder on an export")
     p.add_argument("what", choices=("reranker", "dense"), help="reranker: CrossEncoder; dense: the MiniLM bi-encoder")
@@ -34,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-groups", dest="train.max_groups", type=int, default=None,
                    help=f"at most this many groups, twin pairs included (default {TrainConfig.max_groups})")
     p.add_argument("--epochs", dest="train.epochs", type=int, default=None)
-    p.add_argument("--kinds", default=None,
+    p.add_argument("--kinds", dest="train.kinds", type=_words, default=None, metavar="KINDS",
                    help="hard-negative kinds besides the retrieved ones: comma-separated from violating,partial,twins "
                         "('' for none; default all)")
     add_config(p)

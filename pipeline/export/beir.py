@@ -26,11 +26,6 @@ from pipeline.records import Passage
 from pipeline.runfolder import BeirFolder
 from pipeline.schemas import AtomicWriter, write_jsonl
 
-QRELS_HEADER = ("query-id", "corpus-id", "score")
-VIOLATIONS_HEADER = ("query-id", "corpus-id", "violates")
-PARTIAL_HEADER = ("query-id", "corpus-id", "partial")
-BRANCHES_HEADER = ("query-id", "corpus-id", "branch")
-
 
 def corpus_ids(needed: set[str], pool: Iterable[str], distractors: int, seed: int) -> list[str]:
     """The needed passages plus `distractors` others drawn from `pool` (all of them if fewer), sorted."""
@@ -57,10 +52,11 @@ def write_beir(folder: BeirFolder, rows_by_split: Mapping[str, list[dict[str, An
                  for split, row in queries), "beir_query")
     for split in SPLITS:
         rows = sorted(rows_by_split.get(split, []), key=lambda r: r["id"])
-        _write_tsv(folder.qrels(split), QRELS_HEADER,
+        _write_tsv(folder.qrels(split), folder.QRELS_HEADER,
                    ((r["id"], g["passage_id"], g["grade"]) for r in rows for g in r["qrels"]))
-        _write_tsv(folder.violations(split), VIOLATIONS_HEADER,
+        _write_tsv(folder.violations(split), folder.VIOLATIONS_HEADER,
                    ((r["id"], p, 1) for r in rows for p in sorted(r["violating"])))
-        _write_tsv(folder.partial(split), PARTIAL_HEADER, ((r["id"], p, 1) for r in rows for p in sorted(r["partial"])))
-        _write_tsv(folder.branches(split), BRANCHES_HEADER,
+        _write_tsv(folder.partial(split), folder.PARTIAL_HEADER,
+                   ((r["id"], p, 1) for r in rows for p in sorted(r["partial"])))
+        _write_tsv(folder.branches(split), folder.BRANCHES_HEADER,
                    ((r["id"], p, n) for r in rows for n, branch in enumerate(r["branches"], 1) for p in sorted(branch)))

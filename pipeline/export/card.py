@@ -104,6 +104,8 @@ def _review(run: RunInput, rows: list[dict[str, Any]]) -> dict[str, Any]:
     agreements = [r["agreement"] for r in reviews if r["agreement"] is not None]
     by_type = (run.agreement or {}).get("by_type", {})
     pool = (run.agreement or {}).get("pool") or {"overall": {}, "by_type": {}}
+    listed = (run.agreement or {}).get("disagreements", [])
+    edits = (run.agreement or {}).get("edits", [])
     return {
         "reviewed": run.reviewed,
         "annotators": len({v["annotator"] for r in reviews for v in r["votes"]}),
@@ -114,6 +116,11 @@ def _review(run: RunInput, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "questions": list((run.agreement or {}).get("overall", {})),
         "pool": pool["overall"],
         "pool_by_type": [(t, pool["by_type"][t]) for t in TYPE_NAMES if pool["by_type"].get(t, {}).get("judged")],
+        # agreement.json lists comments beside the judgements: counted apart
+        "split_judgements": sum(d["question"] != "comment" for d in listed),
+        "comments": sum(d["question"] == "comment" for d in listed),
+        "edits": {"count": len(edits), "kept": sum(e["kept"] for e in edits),
+                  "items": sorted({e["item_id"] for e in edits})},
     }
 
 
@@ -137,6 +144,8 @@ def render_card(facts: CardFacts, run: RunInput, rows_by_split: Mapping[str, lis
         "groups": {"count": facts.groups, "largest": facts.largest_group},
         "total": len(rows),
         "splits": [{"name": s, "count": len(rows_by_split.get(s, []))} for s in SPLITS],
+        "empty": [{"name": s, "asked": ratio > 0} for s, ratio in zip(SPLITS, facts.ratios)
+                  if not rows_by_split.get(s)],
         "types": [{"name": t, "counts": {s: per_type[s][t] for s in SPLITS},
                    "total": sum(per_type[s][t] for s in SPLITS)} for t in present],
         "corpus": {"size": len(facts.corpus), "pool": facts.pool_size, "distractors": facts.distractors,

@@ -6,17 +6,14 @@
     EXPORT/README.md         dataset card
 
 EXPORT is built in a temporary sibling folder and renamed into place, so a failed or killed
-export leaves the previous one untouched.
+export leaves the previous one untouched; one export at a time writes it (pipeline/runlock.py).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import shutil
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +26,8 @@ from pipeline.export.rows import annotator_pseudonyms, export_row
 from pipeline.export.split import SPLITS, SplitUnit, assign_splits, check_evaluated_split, leakage_groups, parse_ratios
 from pipeline.passages import SAMPLE_PATH, load_passages
 from pipeline.runfolder import ExportFolder, RunFolder
-from pipeline.schemas import check_output_folder, validate
+from pipeline.runlock import check_replaceable, staged_folder
+from pipeline.schemas import validate
 
 log = logging.getLogger(__name__)
 
@@ -53,29 +51,16 @@ def default_passages(run_dir: Path) -> Path:
     return own if own.is_file() else SAMPLE_PATH
 
 
+EXPORT_FOLDER = "an export folder"  # what --out may replace (only export entries in it), or empty
+
+
+def _is_export(folder: Path) -> bool:
+    return set(os.listdir(folder)) <= set(ExportFolder.ENTRIES)
+
+
 def check_export_folder(out: Path) -> None:
     """An export replaces an earlier export, nothing else; its parent folder must be writable."""
-    if out.exists() and not (out.is_dir() and set(os.listdir(out)) <= set(ExportFolder.ENTRIES)):
-        raise ComlqError(f"{out}: exists and is not an export folder; refusing to replace it")
-    check_output_folder(out.parent)
-
-
-@contextmanager
-def _staged(out: Path) -> Iterator[Path]:
-    check_export_folder(out)
-    staging = out.parent / f".{out.name}.tmp-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    try:
-        yield staging
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    old = out.parent / f".{out.name}.old-{os.getpid()}"
-    if out.exists():
-        out.rename(old)
-    staging.rename(out)
-    shutil.rmtree(old, ignore_errors=True)
+    check_replaceable(out, _is_export, EXPORT_FOLDER)
 
 
 def export(run_dir: str | Path, out: str | Path, config: ExportConfig,
@@ -85,6 +70,12 @@ def export(run_dir: str | Path, out: str | Path, config: ExportConfig,
     ratios = parse_ratios(config.ratios)
     if config.distractors < 0:
         raise ComlqError(f"distractors: {config.distractors} is negative")
+    with staged_folder(out, _is_export, EXPORT_FOLDER) as staging:  # one export writes `out` at a time
+        return _export(run_dir, ExportFolder(staging), config, ratios, passages_path, out)
+
+
+def _export(run_dir: Path, staged: ExportFolder, config: ExportConfig, ratios: tuple[float, float, float],
+            passages_path: str | Path | None, out: Path) -> ExportResult:
     run = read_run(run_dir)
     if not run.candidates:
         reasons = "; ".join(f"{stage}: {reason} ({n})" for (stage, reason), n in sorted(run.dropped.items()))
@@ -122,9 +113,7 @@ def export(run_dir: str | Path, out: str | Path, config: ExportConfig,
 
     from pipeline.export.hf import dataset_dict, write_hf  # datasets is slow to import
 
-    with _staged(out) as staging:
-        staged = ExportFolder(staging)
-        write_beir(staged.beir, rows_by_split, corpus)
-        write_hf(dataset_dict(rows_by_split), staged)
-        staged.card.write_text(render_card(facts, run, rows_by_split), encoding="utf-8")
+    write_beir(staged.beir, rows_by_split, corpus)
+    write_hf(dataset_dict(rows_by_split), staged)
+    staged.card.write_text(render_card(facts, run, rows_by_split), encoding="utf-8")
     return ExportResult(out, {s: len(r) for s, r in rows_by_split.items()}, len(corpus), run.dropped_items)

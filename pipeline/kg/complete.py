@@ -51,6 +51,7 @@ _UNNAMED = "unnamed:"  # a possible member the text names and no node stands for
 
 
 # a drop that only the broader classes of classes.yaml cause is counted apart, to show what the table costs
+NEGATION_UNSTATED = "negation_unstated"  # an answer passes a NOT only because its value is not stated
 BY_CLASS = {"corpus_other_member": "corpus_narrower_class_member",
             "corpus_meets_negation": "corpus_narrower_class_negation"}
 
@@ -215,7 +216,7 @@ class CorpusCheck(CorpusIndex):
         """Why the grounding's answers may be wrong with respect to the corpus, or None."""
         reason = self._reason(plan, anchors, relations, sets)
         if reason and self.use_classes and not self.without_classes()._reason(plan, anchors, relations, sets):
-            return BY_CLASS[reason]
+            return BY_CLASS.get(reason, reason)
         return reason
 
     def _reason(self, plan: Plan, anchors: dict[str, str], relations: dict[int, str],
@@ -319,7 +320,12 @@ class CorpusCheck(CorpusIndex):
                 *(self.others(a, forward) for a in sorted(below.possible)))
             met = {m for m in certain - maybe if any(self.meets_negation(m, kg.inverses[forward], a)
                                                      for a in sorted(below.possible))}
-            certain = certain - maybe - met
+            # open world: a member passes the NOT only where the graph states a value of the relation for it
+            # (another nationality, a birth decade outside); silence says nothing ("poets that are not
+            # American" must not keep a poet whose nationality was never read)
+            silent = {m for m in certain - maybe - met if not kg.neighbours(m, kg.inverses[forward])}
+            certain = certain - maybe - met - silent
+            reason = reason or (NEGATION_UNSTATED if silent else None)
         return Bounds(certain, graph, possible, reason)
 
     def _class_reason(self, plan: Plan, node: str, anchors: dict[str, str], relations: dict[int, str],

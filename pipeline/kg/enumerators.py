@@ -180,6 +180,9 @@ class Enumerator(Enumerating):
                 if extra - reached:  # another member the corpus may hold, which this NOT keeps
                     kept_extra = True
                     continue
+                if any(not self.kg.neighbours(m, r) for m in core - reached):
+                    self.rejections["negation_unstated"] += 1  # open world: a kept member must state another value
+                    continue
                 # a violating passage is needed: one stating a removed member's facts, not an answer's
                 evidence = set().union(*(stated[m] for m in core - reached))
                 if not set().union(*(stated[m] for m in core & reached)) - evidence:

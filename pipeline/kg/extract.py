@@ -125,6 +125,7 @@ class _Corpus:
         self.labels: dict[str, str] = {}
         self.types: dict[str, str] = {}
         self.spelling: dict[str, str] = {}  # a name -> the name of its entity node, when another spelling
+        self.shared_titles: dict[str, int] = {}  # title -> passages read as its one article, when several
         self._articles()
         self._same_names()
 
@@ -176,6 +177,9 @@ class _Corpus:
                     self.article_of[pid] = node
                 self.labels[node] = bare_title(title) + years
                 by_bare[bare_title(title)].add(node)
+                if not years:
+                    self.shared_titles[title] = self.shared_titles.get(title, 0) + 1
+        self.shared_titles = {title: n for title, n in self.shared_titles.items() if n > 1}
         return by_bare, ambiguous
 
     def _held_articles(self) -> dict[str, list[tuple[str, dict]]]:
@@ -348,7 +352,7 @@ class _Corpus:
         for (pid, _), node in sorted(self.self_nodes.items()):
             if self.passages[pid].topic and node in used:
                 topics.setdefault(node, self.passages[pid].topic)
-        return Extraction(facts, {n: self.labels[n] for n in sorted(used)}, topics)
+        return Extraction(facts, {n: self.labels[n] for n in sorted(used)}, topics, self.shared_titles)
 
     def _facts(self, pid: str, st: Statement, evidence: Evidence) -> Iterator[tuple[str, str, str, Evidence]]:
         """(relation, subject node, object node, evidence) of what a statement states."""

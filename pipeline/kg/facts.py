@@ -41,3 +41,4 @@ class Extraction:
     facts: list[Fact]
     labels: dict[str, str]  # node id -> display name
     topics: dict[str, str] = field(default_factory=dict)  # node id -> topic, for passage nodes
+    shared_titles: dict[str, int] = field(default_factory=dict)  # title -> passages merged into its one article

@@ -10,18 +10,20 @@ import random
 import re
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
 import yaml
 
+from pipeline.completeness import bm25_search
 from pipeline.config import Config, GenerateConfig
-from pipeline.errors import ComlqError
+from pipeline.errors import ComlqError, quote
 from pipeline.generator import BaseGenerator, GenerationResult
 from pipeline.itemchecks import answers_in_question, banned_words, check_witnesses
 from pipeline.kg.cache import ReadingCache, read_passages
+from pipeline.kg.candidates import MissedAnswers
 from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.enumerators import ChainEnumerator, Enumerating, Enumerator
 from pipeline.kg.extract import extract
@@ -65,6 +67,8 @@ _REASONS = {
     "corpus_meets_negation": "an answer's own text may say that it meets the negated condition",
     "corpus_narrower_class_member": "the corpus text may name a member of a narrower class (classes.yaml)",
     "corpus_narrower_class_negation": "an answer's own text may name a narrower class of the negated one",
+    "negation_unstated": "an answer would pass the NOT only because no value of the negated relation is stated "
+                         "for it (open world: silence is not a different value)",
     "corpus_pruned": "a part of a grounding that the corpus check turned down before the rest was enumerated",
     "circular": "an anchor is an answer, a bridge or what a negation removes (the query answers itself)",
     "class_as_answer": "a set of classes reached by instance_of ('the types that X belongs to')",
@@ -74,9 +78,12 @@ _REASONS = {
     "nothing_asked": "a class listing whose only condition is the class itself ('Name the cloth that is a cloth')",
     "class_bridge": "members of a set of classes ('the manufacturers that are none of the occupations of X')",
     "duplicate_qrels": "another item of the type has the same answers, evidence and violating passages",
+    "possible_missed_answer": "a passage of the corpus may state another answer (it names the class and every "
+                              "condition of the answers)",
+    "overused_entity": "a named anchor or answer would be in more than max_entity_share of the run's items",
 }
 CORPUS_REASONS = ("corpus_other_member", "corpus_meets_negation", "corpus_narrower_class_member",
-                  "corpus_narrower_class_negation")
+                  "corpus_narrower_class_negation", "negation_unstated", "possible_missed_answer")
 
 
 def builtin_inverses() -> dict[str, str]:
@@ -117,6 +124,11 @@ def build_kg(passages: dict[str, Passage], triples: str | None = None) -> Knowle
     if not passages:
         raise ComlqError("kg generator: no passages to build a knowledge graph from")
     kg = from_extraction(extract(passages, processes=EXTRACT_PROCESSES), builtin_inverses())
+    if kg.shared_titles:  # one article cut into passages, or different things under one title: say so either way
+        shown = ", ".join(f"{quote(t)} ({n} passages)" for t, n in sorted(kg.shared_titles.items())[:5])
+        log.warning("kg: %d title(s) shared by several passages, each read as one article, one entity: %s%s; "
+                    "give passages about different things different titles (stats.json: graph.shared_titles)",
+                    len(kg.shared_titles), shown, ", ..." if len(kg.shared_titles) > 5 else "")
     if kg.graph.number_of_edges() == 0:
         raise ComlqError(f"kg generator: no facts found in {len(passages)} passages; supply a triples file (--triples)")
     return kg
@@ -155,13 +167,18 @@ def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tup
 
     texts = {pid: p.text for pid, p in passages.items()}
     checker = CorpusCheck(kg, passages) if config.corpus_check else None
+    missed = MissedAnswers(checker, bm25_search(passages)) if checker and config.completeness != "off" else None
     result = GenerationResult()
     per_type: dict[str, dict] = {}
+    variety = Variety(config.per_type * len(types), config.max_entity_share)
     started = time.perf_counter()
     with long_lived(), Progress("kg sampling", total=len(types), unit="type") as bar:
         for name in types:
             bar.set_postfix_str(name)
-            items, summary = generate_type(kg, name, config, texts, checker)
+            checked = missed.checked if missed else 0
+            items, summary = generate_type(kg, name, config, texts, checker, variety, missed)
+            if missed:
+                summary["candidates_checked"] = missed.checked - checked
             if checker:
                 checker.forget_groundings()
             result.items.extend(items)
@@ -198,32 +215,46 @@ def long_lived() -> Iterator[None]:
         gc.unfreeze()
 
 
+class Variety:
+    """How often each named entity (values such as a nationality or a century aside) is an anchor or an
+    answer of the run's items so far; an item that would take one past `cap` (`max_entity_share` of the
+    items asked, at least 2) is turned down, so no person or place carries a run (one anchored 9 of 140
+    items of an unseen corpus)."""
+
+    def __init__(self, expected_items: int, share: float):
+        self.cap = max(2, int(share * expected_items))  # (a tiny run may use a name twice)
+        self.anchors: Counter[str] = Counter()
+        self.answers: Counter[str] = Counter()
+
+    @staticmethod
+    def _named(nodes) -> set[str]:
+        return {n for n in nodes if not n.startswith("value:")}
+
+    def admits(self, grounding: Grounding) -> bool:
+        return all(self.anchors[n] < self.cap for n in self._named(grounding.anchors.values())) and all(
+            self.answers[n] < self.cap for n in self._named(grounding.answers))
+
+    def add(self, grounding: Grounding) -> None:
+        self.anchors.update(self._named(grounding.anchors.values()))
+        self.answers.update(self._named(grounding.answers))
+
+
 def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: Mapping[str, str] | None = None,
-                  checker: CorpusCheck | None = None) -> tuple[list[Item], dict]:
+                  checker: CorpusCheck | None = None, variety: Variety | None = None,
+                  missed: MissedAnswers | None = None) -> tuple[list[Item], dict]:
     """Up to `config.per_type` items of one type, and a summary of the attempts.
 
     `texts` (passage id -> the text the benchmark ships) is what witness sentences are checked
-    against, `checker` looks for answers the graph lacks; None skips either (graphs without
-    passages, in tests).
+    against, `checker` looks for answers the graph lacks, `variety` counts the run's anchors and
+    answers, `missed` finds possible missed answers; None skips each (graphs without passages, in tests).
     """
-    plan, rng = plan_for(name), random.Random(f"{config.seed}:{name}")
-    weights = relation_weights(kg, config.relation_weights)
-    if Enumerator.supports(plan) or ChainEnumerator.supports(plan):  # sparse shapes: enumerate (see both)
-        sampler: Sampler
-        if Enumerator.supports(plan):
-            sampler = Enumerator(kg, plan, rng, config.max_answers, weights, checker)
-        else:
-            sampler = ChainEnumerator(kg, plan, rng, config.max_answers, weights, checker)
-        found = sampler.groundings()
-        draw = lambda: next(found, None)  # noqa: E731
-    else:
-        sampler = Sampler(kg, plan, rng, config.max_answers, weights)
-        draw = sampler.attempt
+    variety = variety or Variety(10**9, 1.0)
+    sampler, draw = _sampler(kg, name, config, checker)
     items: list[Item] = []
     judged: set[tuple] = set()  # (answers, evidence, violating) of the items kept: one item per set of qrels
     # a walked type keeps room for evidence over 2-3 passages (ComLQ's variants): one-passage items past
     # SINGLE_SHARE wait in `reserve` while the walk still finds others, and fill what is left at the end
-    reserve: list[Item] = []
+    reserve: list[tuple[Item, Grounding]] = []
     single_cap = int(SINGLE_SHARE * config.per_type) if not isinstance(sampler, Enumerating) else None
     deferred = singles = 0  # one-passage items set aside in a row, and kept
     budget = ATTEMPTS_PER_ITEM * config.per_type
@@ -238,18 +269,21 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
         item = None
         if grounding:
             try:
-                item = make_item(kg, grounding, config.seed, texts, checker)
+                item = make_item(kg, grounding, config.seed, texts, checker, missed, config.completeness == "review")
             except Reject as reason:
                 sampler.rejections[str(reason)] += 1
         if item is not None and (signature := (item.answers, item.evidence, item.violating)) in judged:
             sampler.rejections["duplicate_qrels"] += 1  # a near-copy ("grandmasters that are not X" for many X)
+            item = None
+        elif item is not None and not variety.admits(grounding):
+            sampler.rejections["overused_entity"] += 1
             item = None
         if item is None:
             failed += 1
             continue
         judged.add(signature)
         if single_cap is not None and item.n_passages == 1 and singles >= single_cap:
-            reserve.append(item)
+            reserve.append((item, grounding))
             deferred += 1
             if deferred >= DEFER_STALL:  # the walk finds no more others: take what comes from now on
                 single_cap = None
@@ -257,19 +291,41 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
         failed = deferred = 0
         singles += item.n_passages == 1
         items.append(item)
-    items += reserve[:config.per_type - len(items)]
+        variety.add(grounding)
+    for item, grounding in reserve:
+        if len(items) < config.per_type and variety.admits(grounding):
+            items.append(item)
+            variety.add(grounding)
+    why = ("every grounding enumerated" if exhausted else f"{STALL} failures in a row" if failed >= STALL
+           else f"budget {ATTEMPTS_PER_ITEM} per item")
+    return items, _summary(config.per_type, items, attempts, sampler.rejections, why)
+
+
+def _sampler(kg: KnowledgeGraph, name: str, config: GenerateConfig,
+             checker: CorpusCheck | None) -> tuple[Sampler, Callable[[], Grounding | None]]:
+    """The type's sampler and its draw: the sparse shapes are enumerated (see both enumerators), 1p and 2i walked."""
+    plan, rng = plan_for(name), random.Random(f"{config.seed}:{name}")
+    weights = relation_weights(kg, config.relation_weights)
+    if Enumerator.supports(plan) or ChainEnumerator.supports(plan):
+        kind = Enumerator if Enumerator.supports(plan) else ChainEnumerator
+        sampler = kind(kg, plan, rng, config.max_answers, weights, checker)
+        found = sampler.groundings()
+        return sampler, lambda: next(found, None)
+    sampler = Sampler(kg, plan, rng, config.max_answers, weights)
+    return sampler, sampler.attempt
+
+
+def _summary(requested: int, items: list[Item], attempts: int, rejections: Counter[str], why: str) -> dict:
     summary = {
-        "requested": config.per_type, "generated": len(items), "attempts": attempts,
-        "rejections": dict(sorted(sampler.rejections.items())),
+        "requested": requested, "generated": len(items), "attempts": attempts,
+        "rejections": dict(sorted(rejections.items())),
         "n_passages": dict(sorted(Counter(str(i.n_passages) for i in items).items())),
     }
-    if len(items) < config.per_type:
-        top = ", ".join(f"{r} {c}" for r, c in sorted(sampler.rejections.items(), key=lambda rc: (-rc[1], rc[0]))[:3])
-        why = ("every grounding enumerated" if exhausted else f"{STALL} failures in a row" if failed >= STALL
-               else f"budget {ATTEMPTS_PER_ITEM} per item")
-        summary["shortfall"] = (f"{len(items)} of {config.per_type} items after {attempts} sampled groundings "
+    if len(items) < requested:
+        top = ", ".join(f"{r} {c}" for r, c in sorted(rejections.items(), key=lambda rc: (-rc[1], rc[0]))[:3])
+        summary["shortfall"] = (f"{len(items)} of {requested} items after {attempts} sampled groundings "
                                 f"({why}); most frequent rejections: {top or 'none'}")
-    return items, summary
+    return summary
 
 
 TRANSITIVE = frozenset({"located_in", "location_of", "part_of", "has_part"})  # containment: X in Y in Z
@@ -322,8 +378,10 @@ def _circular(grounding: Grounding, bridges: list[str], removed: set[str]) -> bo
 
 
 def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mapping[str, str] | None = None,
-              checker: CorpusCheck | None = None) -> Item:
-    """The item of a checked grounding; raises Reject(reason) when it fails an item check."""
+              checker: CorpusCheck | None = None, missed: MissedAnswers | None = None,
+              keep_missed: bool = False) -> Item:
+    """The item of a checked grounding; raises Reject(reason) when it fails an item check. An item with
+    possible missed answers (`missed`) is dropped, or kept with their passages (`keep_missed`: for review)."""
     plan = grounding.plan
 
     def name(node: str) -> str:
@@ -347,19 +405,29 @@ def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mappin
         raise Reject(reason)
     if checker and (reason := checker.reject_reason(plan, grounding.anchors, grounding.relations, grounding.sets)):
         raise Reject(reason)
-    evidence = grounding.evidence
+    found = missed.find(grounding, verbalizer.noun(plan.target)[0], question) if missed else {}
+    if found and not keep_missed:
+        raise Reject("possible_missed_answer")
+    classes = noun_facts(kg, grounding, verbalizer)
+    evidence = tuple(sorted(set(grounding.evidence) | _passages_for(kg, classes, grounding.evidence)))
+    if len(evidence) > 3:
+        raise Reject("evidence_over_3_passages")
+    violating = tuple(p for p in grounding.violating if p not in evidence)
+    if grounding.violating and not violating:
+        raise Reject("no_violating_passage")
     grade = 2 if len(evidence) == 1 else 1
     item = Item(
         id=item_id, type=plan.type, n_passages=len(evidence), question=question,
         indicator=get_type(plan.type).indicator, grounded_indicator=fill_indicator(plan.type, triples),
         triples=tuple(triples), target=plan.target, logical_form=verbalizer.logical_form(), answers=answers,
-        evidence=tuple(GradedPassage(p, grade) for p in evidence), violating=grounding.violating,
-        source_passages=tuple(sorted(set(evidence) | set(grounding.violating))),
+        evidence=tuple(GradedPassage(p, grade) for p in evidence), violating=violating,
+        source_passages=tuple(sorted(set(evidence) | set(violating))),
         generator=GeneratorInfo("kg", seed), check=Check(True, ()),
-        facts=witness_facts(kg, grounding),
+        facts=witness_facts(kg, grounding, classes, evidence),
         partial=tuple(sorted(partial_passages(kg, plan, grounding.relations, grounding.sets)
-                             - set(evidence) - set(grounding.violating))),
+                             - set(evidence) - set(violating))),
         branches=tuple(tuple(sorted(b)) for b in branch_passages(kg, plan, grounding.anchors, grounding.relations)),
+        possible_missed=tuple(sorted({p for ps in found.values() for p in ps})),
     )
     if texts is not None and check_witnesses(item, texts):
         raise Reject("witness_not_in_text")
@@ -378,8 +446,35 @@ def forms_type(triples: list[Triple], target: str, type_name: str) -> bool:
                                                                      directed=True)
 
 
-def witness_facts(kg: KnowledgeGraph, grounding: Grounding) -> tuple[WitnessFact, ...]:
-    """Every fact of the answers' witnesses with each sentence that states it (Reject when one has none).
+def noun_facts(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer) -> list[tuple[str, str, str]]:
+    """The class facts behind the nouns no triple states ("the priests born in Kyiv"), for the answers and
+    the witnesses of every other set: the question asserts them, so the item shows and checks them."""
+    plan, sets = grounding.plan, grounding.sets
+    members: dict[str, set[str]] = {plan.target: set(grounding.answers)}
+    for edge, s, _, o in witness_triples(kg, plan, grounding.relations, sets, sorted(grounding.answers)):
+        for node, entity in zip(plan.edges[edge], (s, o)):
+            if not plan.is_anchor(node):
+                members.setdefault(node, set()).add(entity)
+    facts = []
+    for node, entities in sorted(members.items()):
+        if (cls := verbalizer.noun_class(node)) is not None:
+            facts += [(m, r, cls) for m in sorted(entities) for r in MEMBERS if (m, r, cls) in kg.passages]
+    return facts
+
+
+def _passages_for(kg: KnowledgeGraph, facts: list[tuple[str, str, str]], evidence: Sequence[str]) -> set[str]:
+    """A passage stating each fact, one of `evidence` where one does."""
+    chosen = set()
+    for fact in facts:
+        passages = kg.passages[fact]
+        chosen.add(next((p for p in passages if p in evidence), min(passages)))
+    return chosen
+
+
+def witness_facts(kg: KnowledgeGraph, grounding: Grounding, classes: Sequence[tuple[str, str, str]] = (),
+                  evidence: Sequence[str] = ()) -> tuple[WitnessFact, ...]:
+    """Every fact of the answers' witnesses with each sentence that states it, and the class facts of their
+    nouns (`noun_facts`) as the `evidence` passages state them (Reject when a fact has no sentence).
 
     A graph without any evidence (a triples file without `evidence`) gives items without facts.
     """
@@ -387,8 +482,11 @@ def witness_facts(kg: KnowledgeGraph, grounding: Grounding) -> tuple[WitnessFact
         return ()
     plan = grounding.plan
     facts = []
-    for _, s, relation, o in witness_triples(kg, plan, grounding.relations, grounding.sets, sorted(grounding.answers)):
+    witnessed = witness_triples(kg, plan, grounding.relations, grounding.sets, sorted(grounding.answers))
+    for s, relation, o in [(s, r, o) for _, s, r, o in witnessed] + list(classes):
         statements = kg.evidence[(s, relation, o)]
+        if (s, relation, o) in classes:
+            statements = tuple(e for e in statements if e.passage in evidence)
         if not statements:
             raise Reject("no_witness_sentence")
         facts.extend(WitnessFact(kg.label(s), relation, kg.label(o), e.passage, e.sentence, e.subject_mention,

@@ -40,6 +40,7 @@ class KnowledgeGraph:
     subjects: dict[str, tuple[str, ...]] = field(default_factory=dict)  # relation -> nodes with that out-edge
     labels: dict[str, str] = field(default_factory=dict)
     definite: frozenset[str] = frozenset()  # names the text mostly writes after "the" ("the Taiping Rebellion")
+    shared_titles: dict[str, int] = field(default_factory=dict)  # title -> passages read as one article, if several
     _sets: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)  # see neighbour_set
 
     def label(self, node: str) -> str:
@@ -82,8 +83,9 @@ class KnowledgeGraph:
         per_relation: dict[str, int] = defaultdict(int)
         for *_, relation in self.graph.edges(keys=True):
             per_relation[relation] += 1
+        shared = {"shared_titles": dict(sorted(self.shared_titles.items()))} if self.shared_titles else {}
         return {"nodes": self.graph.number_of_nodes(), "edges": self.graph.number_of_edges(),
-                "edges_per_relation": dict(sorted(per_relation.items()))}
+                "edges_per_relation": dict(sorted(per_relation.items())), **shared}
 
 
 _THE = re.compile(r"(?:^|(?<=\W))[Tt]he\s+$")
@@ -144,7 +146,9 @@ def _add(graph: nx.MultiDiGraph, s: str, relation: str, o: str, passages: tuple[
 
 
 def from_extraction(extraction: Extraction, inverses: dict[str, str]) -> KnowledgeGraph:
-    return build_graph(extraction.facts, extraction.labels, inverses, extraction.topics)
+    kg = build_graph(extraction.facts, extraction.labels, inverses, extraction.topics)
+    kg.shared_titles = extraction.shared_titles
+    return kg
 
 
 def read_triples(path: str | Path, passages: dict[str, Passage]) -> KnowledgeGraph:

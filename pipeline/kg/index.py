@@ -23,6 +23,7 @@ from functools import cache
 
 from pipeline.kg.graph import KnowledgeGraph
 from pipeline.kg.lexicon import classes, narrower, vocabulary
+from pipeline.kg.mentions import bare_title, title_and_body
 from pipeline.records import Passage
 
 # a sentence ends at . ! ? before a capital or digit, but not after an initial ("Riley B. King")
@@ -120,8 +121,10 @@ class CorpusIndex:
         # the entity a passage is about: the passage's own node, else the node labelled with its title, else
         # the node sharing a word with the title that its statements name most ("Lewis" in "Carl Lewis")
         by_label = {label: node for node, label in sorted(kg.labels.items(), reverse=True)}
-        self.entity_of = {pid: pid if pid in kg.labels else by_label.get(p.title) or _titled(p.title, stated[pid], kg)
-                          or pid for pid, p in passages.items()}
+        # (a DPR/ComLQ chunk's title is the one its text opens with, as the reader recovers it)
+        self.titles = {pid: bare_title(title_and_body(p.title, p.text)[0]) for pid, p in passages.items()}
+        self.entity_of = {pid: pid if pid in kg.labels else by_label.get(self.titles[pid])
+                          or _titled(self.titles[pid], stated[pid], kg) or pid for pid in passages}
         self.passages_of: dict[str, list[str]] = defaultdict(list)
         self.stated_in: dict[str, list[str]] = defaultdict(list)
         for pid, entity in sorted(self.entity_of.items()):

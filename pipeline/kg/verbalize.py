@@ -110,7 +110,8 @@ class Verbalizer:
         self.positive = evaluate(kg, self.plan, grounding.anchors, grounding.relations, skip=negated) if negated \
             else grounding.sets
         self.bare = True  # the clauses built so far read after a bare noun ("Which people are ...")
-        self._nouns: dict[str, tuple[tuple[str, str], int | None]] = {}  # node -> noun, absorbed class edge
+        # node -> noun, absorbed class edge, the class node the noun names (None: no class)
+        self._nouns: dict[str, tuple[tuple[str, str], int | None, str | None]] = {}
 
     # templates -------------------------------------------------------------------------
     def _template(self, relation: str) -> tuple[dict, str]:
@@ -179,7 +180,14 @@ class Verbalizer:
         self.noun(node)
         return self._nouns[node][1]
 
-    def _choose_noun(self, node: str) -> tuple[tuple[str, str], int | None]:
+    def noun_class(self, node: str) -> str | None:
+        """The class node the node's noun names when no triple states it ("priests" for people born in
+        Kyiv who all are priests): a condition of the question the item's facts must show too."""
+        self.noun(node)
+        _, absorbed, cls = self._nouns[node]
+        return cls if absorbed is None else None
+
+    def _choose_noun(self, node: str) -> tuple[tuple[str, str], int | None, str | None]:
         """The most specific class that every member of the positive set has (a class condition of
         the node itself included), else their common topic, else the relations' own noun."""
         members = sorted(self.positive.get(node, self.g.sets[node]))
@@ -198,8 +206,8 @@ class Verbalizer:
             def size(c: str) -> tuple[int, str]:
                 return (sum(len(kg.neighbours(c, MEMBERS[r])) for r in CLASS_RELATIONS), kg.label(c))
             best = min(candidates, key=size)
-            return nouns(kg.label(best)), class_steps.get(best)
-        return self._plain_noun(node), None
+            return nouns(kg.label(best)), class_steps.get(best), best
+        return self._plain_noun(node), None, None
 
     def _plain_noun(self, node: str) -> tuple[str, str]:
         """The members' common topic noun, else the relations' own noun: no class they happen to share."""

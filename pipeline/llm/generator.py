@@ -22,6 +22,7 @@ from typing import Any
 
 import networkx as nx
 
+from pipeline.completeness import bm25_search, held_against_corpus
 from pipeline.config import Config
 from pipeline.errors import ComlqError
 from pipeline.generator import BaseGenerator, GenerationResult
@@ -197,6 +198,8 @@ def _run_rounds(passages: dict[str, Passage], config: Config, types: tuple[str, 
     # title -> passage id (the first id of a repeated title): the passages of excluded entities
     titles = {p.title: p.id for p in sorted(passages.values(), key=lambda p: p.id, reverse=True) if p.title}
     budget = math.ceil(per_type * config.llm.prompts_per_item)
+    # answers held against the whole corpus (pipeline/completeness.py), before an item counts as good
+    search = bm25_search(passages) if config.generate.completeness != "off" else None
     sizes = planner.sizes()
     good = Counter[str]()
     outcomes: list[Outcome] = []
@@ -223,6 +226,8 @@ def _run_rounds(passages: dict[str, Passage], config: Config, types: tuple[str, 
             futures = [pool.submit(run_job, job, passages, client, config, titles) for job in jobs]
             for future in futures:  # in planning order, whatever order they finish in
                 outcome = _result(future, futures)
+                if isinstance(outcome, Item) and search is not None:
+                    outcome = held_against_corpus(outcome, passages, search, config.generate.completeness == "review")
                 outcomes.append(outcome)
                 if isinstance(outcome, Item) and outcome.check.ok:
                     good[outcome.type] += 1

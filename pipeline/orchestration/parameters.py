@@ -40,14 +40,13 @@ def check_run(run_dir: str | Path, config: str | None = None, types: list[str] |
     from pipeline.generator import get_generator
     from pipeline.passages import check_source
     from pipeline.schemas import check_output_folder
-    from retrieval.registry import needs_embeddings
+    from retrieval.registry import check_settings
 
     cfg = run_config(config, **parameters)
     get_generator(cfg.generate.generator)
     if types:
         check_types(tuple(types))
     check_source(cfg.passages.source)
-    for spec in cfg.evaluate.retrievers:
-        needs_embeddings(spec)  # parses the spec: an unknown retriever fails here
+    check_settings(cfg.evaluate)  # an unknown retriever or ITLR operator set fails here
     check_output_folder(run_dir)
     return cfg

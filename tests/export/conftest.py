@@ -107,7 +107,21 @@ def _agreement(records: list[dict[str, Any]]) -> dict[str, Any]:
     pending = sum(r["review"]["status"] == "pending" for r in records)
     return {"annotators_per_item": 3, "items": {"total": len(records), "complete": len(records) - pending,
                                                 "pending": pending},
-            "overall": stats(0.7234567), "by_type": {"2in": stats(0.5), "1p": stats(0.9)}, "disagreements": [],
+            "overall": stats(0.7234567), "by_type": {"2in": stats(0.5), "1p": stats(0.9)},
+            "disagreements": [  # two judgements and a comment
+                {"item_id": "kg-1p-000", "type": "1p", "question": "structure_ok", "passage_id": None,
+                 "votes": {"annotator1@example.org": 1, "annotator2@example.org": 0, "annotator3@example.org": 1}},
+                {"item_id": "kg-1p-000", "type": "1p", "question": "trivial", "passage_id": None,
+                 "votes": {"annotator1@example.org": 2, "annotator2@example.org": 2, "annotator3@example.org": 2}},
+                {"item_id": "kg-1p-000", "type": "1p", "question": "comment", "passage_id": None, "votes": {},
+                 "comment": "a note", "annotator": "annotator2@example.org"}],
+            "edits": [  # one vote kept in its author's earlier version, one left out
+                {"item_id": "kg-2in-000", "type": "2in", "annotator": "annotator1@example.org",
+                 "editor": "annotator2@example.org", "annotation_id": 7, "edited_at": "2026-12-01T10:00:00Z",
+                 "kept": True},
+                {"item_id": "kg-1p-001", "type": "1p", "annotator": "annotator3@example.org",
+                 "editor": "annotator2@example.org", "annotation_id": 9, "edited_at": "2026-12-01T10:05:00Z",
+                 "kept": False}],
             "pool": {"overall": {"judged": 40, "relevant": 3, "items_repaired": 2},
                      "by_type": {"2in": {"judged": 25, "relevant": 3, "items_repaired": 2},
                                  "1p": {"judged": 15, "relevant": 0, "items_repaired": 0},

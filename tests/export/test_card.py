@@ -95,3 +95,13 @@ def test_every_figure_is_defined_and_the_split_shares_are_the_real_ones(pool, bu
     expected = ", ".join(f"{sum(q['split'] == s for q in queries) / len(queries):.0%} ({s})"
                          for s in ("train", "validation", "test"))
     assert shares == expected
+
+
+def test_an_empty_split_is_named_with_why(pool, build_items, tmp_path, export_of) -> None:
+    # 8 items in 7 passage-sharing groups: a 0.1 validation share gets no whole group
+    card = card_of(tmp_path / "run", pool, build_items(pool, per_type=2)[:8], {"items": 8}, export_of)
+    assert table(card, "Whole groups make the shares")[-1] == ["**all**", "4", "0", "3", "7"]
+    note = " ".join(card.split("**The validation split is empty**: ", 1)[1].split("\n\n", 1)[0].split())
+    assert note == ("the run's 7 passage-sharing groups were too few to give it any (whole groups go to one split); "
+                    "its files are written with no rows.")
+    assert "split is empty" not in card.replace("**The validation split is empty**", "")  # train and test have rows

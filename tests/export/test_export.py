@@ -221,6 +221,15 @@ def test_card_counts_types_splits_and_dropped_items(reviewed_run: Path, reviewed
     assert agreement[0] == ["question", "units", "Fleiss' κ", "Krippendorff's α"]
     questions = ("structure_ok", "evidence_spread", "answers_correct", "answers_complete", "trivial", "relevance")
     assert agreement[1:7] == [[q, "30", "0.673", "0.723"] for q in questions]
+    prose = " ".join(card.split("Inter-annotator agreement", 1)[1].split("|", 1)[0].split())
+    assert prose.endswith('pending items left out; 2 judgements not unanimous or answered "unsure", and 1 comment), '
+                          'from `review/agreement.json`:')
+    edited = " ".join(card.split("**Edited by another account:**", 1)[1].split("\n\n", 1)[0].split())
+    assert edited == ("2 votes were last saved in Label Studio by an account other than the annotator who submitted "
+                      "them (Label Studio Community lets any account change any annotation). The review counted the "
+                      "author's own earlier version of 1 and left out 1, which no earlier pull had read. Items: "
+                      "kg-1p-001, kg-2in-000.")
+    assert "@example.org" not in card  # the edits name no one
     per_type = _card_table(card, "α per query type")
     assert per_type[0] == ["type", *questions]  # every question, the new ones too
     assert per_type[1:] == [["1p", *["0.900"] * 6], ["2in", *["0.500"] * 6]]  # catalogue order

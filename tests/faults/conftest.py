@@ -3,8 +3,13 @@ process, a full disk) and the test asserts what the user must see: one line `com
 and a non-zero exit, or a run that heals, never a traceback, a lost item or a process left behind.
 
 Each probe is tallied (`probe` fixture): tried, tracebacks seen (any "Traceback (most recent
-call last)" in the output of the command, run in-process or as a subprocess), items lost and
-orphan processes. The tally is printed at the end of the session (`pytest_terminal_summary`).
+call last)" in the output of the command, run in-process or as a subprocess), items lost,
+orphan processes and silently wrong results. The tally is printed at the end of the session
+(`pytest_terminal_summary`).
+
+A silently wrong result is a command that exits 0 without an error or warning line where the
+probe wants one (`Outcome.error_line`, `Outcome.warning_line` count it on their own), or whose
+output the probe finds untrue (`Prober.wrong_unless`): what a user would take for a good result.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ class Probe:
     traceback: bool = False
     lost: int = 0
     orphans: int = 0
+    wrong: int = 0  # silently wrong results: exit 0, no error or warning line, and untrue
 
 
 TALLY = pytest.StashKey[list[Probe]]()
@@ -63,14 +69,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     for area, n in sorted(Counter(p.area for p in probes).items()):
         write(f"  {area:<14} {n:>3} probes")
     for p in probes:
-        if p.traceback or p.lost or p.orphans:
-            write(f"  FAULT {p.test} [{p.what}]: traceback={p.traceback} lost={p.lost} orphans={p.orphans}")
+        if p.traceback or p.lost or p.orphans or p.wrong:
+            write(f"  FAULT {p.test} [{p.what}]: traceback={p.traceback} lost={p.lost} orphans={p.orphans} "
+                  f"wrong={p.wrong}")
     tests = {p.test for p in probes}
     passed = {r.nodeid.split("::", 1)[-1] for r in terminalreporter.stats.get("passed", [])
               if r.when == "call" and "tests/faults/" in r.nodeid}
     write(f"faults: {len(tests)} probe tests, {len(tests & passed)} passed; {len(probes)} probes tried, "
           f"{sum(p.traceback for p in probes)} tracebacks, "
-          f"{sum(p.lost for p in probes)} items lost, {sum(p.orphans for p in probes)} orphan processes")
+          f"{sum(p.lost for p in probes)} items lost, {sum(p.orphans for p in probes)} orphan processes; "
+          f"silently wrong results: {sum(p.wrong for p in probes)}")
 
 
 @dataclass
@@ -81,14 +89,23 @@ class Outcome:
     rc: int
     out: str
     err: str
+    probe: Probe | None = None  # its tally entry
 
     @property
     def traceback(self) -> bool:
         return TRACEBACK in self.out or TRACEBACK in self.err
 
+    def _silently_wrong(self) -> None:
+        """Exit 0 and not a word (no error or warning line) where the probe wants one."""
+        said = any(line.startswith(("comlq: error:", "comlq: warning:")) for line in self.err.splitlines())
+        if self.rc == 0 and not said and not self.traceback and self.probe is not None:
+            self.probe.wrong = 1
+
     def error_line(self) -> str:
         """The one error line; fails unless the command failed with exactly one `comlq: error:` line."""
         assert not self.traceback, f"{self.argv}: traceback:\n{self.err[-3000:]}"
+        if self.rc == 0:
+            self._silently_wrong()
         assert self.rc != 0, f"{self.argv}: exit 0 for a fault\nstdout: {self.out[-1000:]}\nstderr: {self.err[-1000:]}"
         errors = [line for line in self.err.splitlines() if line.startswith("comlq: error:")]
         assert len(errors) == 1 and ERROR_LINE.match(errors[0]), f"{self.argv}: stderr:\n{self.err[-3000:]}"
@@ -100,6 +117,16 @@ class Outcome:
         assert not self.traceback, f"{self.argv}: traceback:\n{self.err[-3000:]}"
         assert self.rc == 0, f"{self.argv}: exit {self.rc}\n{self.err[-3000:]}"
         return self
+
+    def warning_line(self, *words: str) -> str:
+        """The `comlq: warning:` line holding every one of `words`, of a command that went on (exit 0)."""
+        self.ok()
+        found = [line for line in self.err.splitlines()
+                 if line.startswith("comlq: warning:") and all(word in line for word in words)]
+        if not found and self.probe is not None:
+            self.probe.wrong = 1
+        assert found, f"{self.argv}: no warning naming {words}\nstderr: {self.err[-3000:]}"
+        return found[0]
 
 
 @dataclass
@@ -117,6 +144,12 @@ class Prober:
         self.tally.append(probe)
         return probe
 
+    def wrong_unless(self, holds: bool, message: str) -> None:
+        """The last command's output must be true: if not, it is a silently wrong result (and the test fails)."""
+        if not holds:
+            self.probes[-1].wrong = 1
+        assert holds, message
+
     def cli(self, *argv: str | os.PathLike[str], what: str | None = None) -> Outcome:
         """`comlq ARGV` in this process (fast); an escaping exception is printed as Python would."""
         from pipeline.cli import main
@@ -132,7 +165,7 @@ class Prober:
                 traceback.print_exc()
                 rc = 1
         outcome = Outcome(args, rc, out.getvalue(), err.getvalue())
-        self.record(what or " ".join(args[:2]), traceback=outcome.traceback)
+        outcome.probe = self.record(what or " ".join(args[:2]), traceback=outcome.traceback)
         return outcome
 
     def run(self, *argv: str | os.PathLike[str], what: str | None = None, env: dict[str, str] | None = None,
@@ -144,7 +177,7 @@ class Prober:
                               cwd=cwd or ROOT, preexec_fn=None if max_file_bytes is None else
                               lambda: _limit_file_size(max_file_bytes))
         outcome = Outcome(args, done.returncode, done.stdout, done.stderr)
-        self.record(what or " ".join(args[:2]), traceback=outcome.traceback)
+        outcome.probe = self.record(what or " ".join(args[:2]), traceback=outcome.traceback)
         return outcome
 
 
@@ -272,6 +305,24 @@ def passages_300(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("passages") / "passages.jsonl"
     select_passages("sample", path, 300)
     return path
+
+
+@pytest.fixture(scope="session")
+def small_export(passages_300: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An export of kg items, 4 per type, from the 300 passages (34 train, 3 validation and 9 test
+    queries; some types short): what `train` and `evaluate` read."""
+    import shutil
+
+    from pipeline.config import Config, ExportConfig, GenerateConfig
+    from pipeline.export import export
+    from pipeline.generate import generate
+
+    run = tmp_path_factory.mktemp("small-export") / "run"
+    run.mkdir()
+    shutil.copy(passages_300, run / "passages.jsonl")
+    generate(Config(generate=GenerateConfig(per_type=4)), run / "passages.jsonl", run)
+    export(run, run / "export", ExportConfig(distractors=0))
+    return run / "export"
 
 
 @pytest.fixture

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +50,15 @@ def _run_folder(tmp: Path) -> Path:
 
 def _config(tmp: Path, text: str) -> Path:
     return _write(tmp / "bad.toml", text)
+
+
+def _beir(tmp: Path, edit_qrels: Callable[[str], str]) -> Path:
+    """A copy of the BEIR fixture whose test qrels went through `edit_qrels`."""
+    folder = tmp / "beir"
+    shutil.copytree(BEIR, folder)
+    qrels = folder / "qrels" / "test.tsv"
+    qrels.write_text(edit_qrels(qrels.read_text()))
+    return folder
 
 
 LINE = json.dumps({"id": "a", "title": "A", "text": "alpha beta"})
@@ -119,6 +130,10 @@ FAULTS = [
                                             "--out", t / "g"], "temperature"),
     Fault("config-negative-concurrency", lambda t: ["generate", "--config", _config(t, "[llm]\nconcurrency = 0\n"),
                                                     "--out", t / "g"], "concurrency"),
+    # issue 31: a list's items are checked one by one (a TypeError traceback before)
+    Fault("config-list-item-wrong-type",
+          lambda t: ["generate", "--config", _config(t, '[llm]\npassage_counts = [1, "2"]\n'), "--out", t / "g"],
+          "'passage_counts' item 2 must be int, not '2'"),
     # export
     Fault("export-no-items", lambda t: ["export", _write(t / "empty" / "x", "").parent, "--out", t / "e"], "items"),
     Fault("export-out-not-export", lambda t: ["export", _run_folder(t), "--out", _write(t / "mine" / "notes.txt",
@@ -129,6 +144,9 @@ FAULTS = [
           "ratio"),
     Fault("export-negative-distractors", lambda t: ["export", _run_folder(t), "--out", t / "e", "--distractors", "-1"],
           "distractors"),
+    Fault("export-ratios-item-wrong-type",
+          lambda t: ["export", _run_folder(t), "--out", t / "e", "--config",
+                     _config(t, '[export]\nratios = [0.7, "x", 0.2]\n')], "'ratios' item 2 must be float, not 'x'"),
     Fault("export-corrupt-items",
           lambda t: ["export", _write(t / "r" / "items.jsonl", b'{"id": \n').parent, "--out", t / "e"],
           "items.jsonl:1"),
@@ -145,6 +163,22 @@ FAULTS = [
                                                    "--out", t / "rep"], "bm99"),
     Fault("evaluate-out-is-file", lambda t: ["evaluate", "--beir", BEIR, "--retrievers", "bm25",
                                              "--out", _write(t / "repfile", "keep")], "{tmp}/repfile"),
+    # issue 31: each of these ran before, exit 0 (the defaults for '', a fusion of two for 'rrf(bm25,,dense)')
+    Fault("evaluate-retrievers-empty", lambda t: ["evaluate", "--beir", BEIR, "--retrievers", "", "--out", t / "rep"],
+          "--retrievers: 'retrievers' must have at least 1 item"),
+    Fault("evaluate-rrf-empty-item", lambda t: ["evaluate", "--beir", BEIR, "--retrievers", "rrf(bm25,,dense)",
+                                                "--out", t / "rep"], "'rrf(bm25,,dense)': an empty item"),
+    Fault("evaluate-config-list-item-wrong-type",
+          lambda t: ["evaluate", "--beir", BEIR, "--config", _config(t, '[evaluate]\nretrievers = ["bm25", 7]\n'),
+                     "--out", t / "rep"], "[evaluate]: 'retrievers' item 2 must be str, not 7"),
+    # the first judgement taken for the header and dropped: 10 of 11 queries evaluated, exit 0
+    Fault("evaluate-qrels-without-header",
+          lambda t: ["evaluate", "--beir", _beir(t, lambda qrels: qrels.split("\n", 1)[1]), "--retrievers", "bm25",
+                     "--out", t / "rep"], "qrels/test.tsv:1: no header line"),
+    # nothing relevant: nDCG 0.0000 for every retriever, exit 0
+    Fault("evaluate-qrels-no-positive-grade",
+          lambda t: ["evaluate", "--beir", _beir(t, lambda qrels: re.sub(r"\t[12]$", "\t0", qrels, flags=re.M)),
+                     "--retrievers", "bm25", "--out", t / "rep"], "no judgement has a positive score"),
     # run: all of these fail before the temporary Prefect API starts (no .prefect folder appears)
     Fault("run-config-bad", lambda t: ["run", "--config", _config(t, "[generate\n"), "--out", t / "r"], "bad.toml"),
     Fault("run-out-is-file", lambda t: ["run", "--out", _write(t / "rf", "keep")], "{tmp}/rf"),
@@ -156,6 +190,11 @@ FAULTS = [
     Fault("run-per-type-too-small-for-test-split", lambda t: ["run", "--per-type", "1", "--out", t / "r"], "per_type"),
     Fault("run-unknown-retriever", lambda t: ["run", "--config", _config(t, '[evaluate]\nretrievers = ["bm99"]\n'),
                                               "--out", t / "r"], "bm99"),
+    Fault("run-config-list-item-wrong-type",
+          lambda t: ["run", "--config", _config(t, '[evaluate]\nretrievers = ["bm25", 7]\n'), "--out", t / "r"],
+          "'retrievers' item 2 must be str, not 7"),
+    Fault("run-unknown-itlr-operators", lambda t: ["run", "--config", _config(t, '[evaluate]\noperators = "nope"\n'),
+                                                   "--out", t / "r"], "[evaluate] operators: unknown operators 'nope'"),
 ]
 
 

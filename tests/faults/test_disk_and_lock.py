@@ -4,21 +4,29 @@ Full disk: a 64 KiB tmpfs mounted inside the test (root only; skipped otherwise)
 fails with one line naming the file, no half-written file is left as if complete, and an
 earlier complete file at that path is kept.
 Lock: a second `comlq run` on a folder another run holds gets one line naming the holder,
-before any work; a lock left by a dead run is taken over.
+before any work; a lock left by a dead run is taken over. The same for the output folders of
+`export`, `train` and `evaluate` (`--out`), which are written whole and moved into place, so a
+later report leaves no file of an earlier one.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import socket
-from collections.abc import Callable
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+COMLQ = [sys.executable, "-m", "pipeline.cli"]
 PASSAGES = ROOT / "tests" / "llm" / "fixtures" / "passages.jsonl"
 
 
@@ -139,3 +147,101 @@ def test_stale_lock_is_taken_over(tmp_path: Path, caplog: pytest.LogCaptureFixtu
         assert json.loads((run / ".comlq" / "run.lock").read_text())["pid"] == os.getpid()
     assert "stale lock" in caplog.text and "pid 999999" in caplog.text
     assert not [p for p in partials if p.exists()] and (run / ".notes").read_text() == "mine"
+
+
+# ---------------------------------------------------------------- one writer per output folder (issue 31)
+
+BEIR = ROOT / "tests" / "retrieval" / "fixtures" / "beir"
+
+
+@contextmanager
+def _held(out: Path) -> Iterator[None]:
+    """Hold `out`'s lock as another comlq command would: an flock on its hidden sibling `.NAME.lock`
+    (pipeline/runlock.py), naming this process. Written out here, so that the probe also runs
+    against code that has no such lock and shows what it did then."""
+    lock = out.parent / f".{out.name}.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "started": "now"}).encode())
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+        os.close(fd)
+
+
+@pytest.mark.parametrize("verb", ["export", "train", "evaluate"])
+def test_second_writer_on_a_held_output_folder(verb: str, probe, review_run: Path, small_export: Path,
+                                               tmp_path: Path) -> None:
+    """`export --out`, `train --out` and `evaluate --out` while another command writes that folder:
+    one line naming the holder, and the folder untouched (before, both wrote into it, exit 0)."""
+    out = tmp_path / "out"
+    argv = {"export": ["export", review_run, "--ratios", "0,0,1", "--distractors", "0"],
+            "train": ["train", "reranker", small_export, "--max-groups", "4", "--epochs", "1", "--quiet"],
+            "evaluate": ["evaluate", "--beir", BEIR, "--retrievers", "bm25", "--quiet"]}[verb]
+    with _held(out):
+        line = probe.cli(*argv, "--out", out, what=f"{verb} on a held --out").error_line()
+    assert f"pid {os.getpid()}" in line and "another comlq command is writing this folder" in line, line
+    assert not out.exists(), f"{verb} wrote into a folder another command holds"
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.")], "staging or lock left"
+
+
+def test_two_evaluations_on_one_report_folder(probe, reaper: list[int], tmp_path: Path) -> None:
+    """Two real `comlq evaluate` on one --out: the second is refused while the first writes, and the
+    report is the first's alone (before: both exit 0, report.md and metrics.json from one, a
+    runs/bm25.trec with unshuffled ids from the other, no shuffled_ids.tsv)."""
+    out = tmp_path / "rep"
+    first = subprocess.Popen([*COMLQ, "evaluate", "--beir", str(BEIR), "--retrievers", "dense", "--shuffle-corpus",
+                              "3", "--quiet", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, cwd=ROOT)
+    reaper.append(first.pid)
+    deadline = time.monotonic() + 60  # the first takes the lock once its imports are done
+    while not (tmp_path / ".rep.lock").exists() and first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    second = probe.run("evaluate", "--beir", BEIR, "--retrievers", "bm25", "--quiet", "--out", out,
+                       what="evaluate beside a running evaluate")
+    stdout, stderr = first.communicate(timeout=600)
+    probe.record("the first evaluate", traceback="Traceback" in stderr)
+    assert first.returncode == 0, stderr[-3000:]
+    line = second.error_line()
+    assert f"pid {first.pid}" in line and str(out) in line, line
+    runs = sorted(p.name for p in (out / "runs").iterdir())
+    metrics = json.loads((out / "metrics.json").read_text())
+    probe.wrong_unless(runs == ["dense.trec"] and list(metrics["retrievers"]) == ["dense"]
+                       and (out / "shuffled_ids.tsv").is_file(), f"a mixed report folder: {runs}, {metrics}")
+
+
+def test_a_later_report_leaves_no_stale_file(probe, tmp_path: Path) -> None:
+    """An evaluation with fewer retrievers and no shuffle replaces the whole report folder (before,
+    runs/itlr-bm25.trec of the earlier report stayed beside the new one)."""
+    out = tmp_path / "rep"
+    probe.cli("evaluate", "--beir", BEIR, "--retrievers", "bm25,itlr-bm25", "--shuffle-corpus", "2", "--quiet",
+              "--out", out, what="evaluate two retrievers, shuffled").ok()
+    assert (out / "runs" / "itlr-bm25.trec").is_file() and (out / "shuffled_ids.tsv").is_file()
+    probe.cli("evaluate", "--beir", BEIR, "--retrievers", "bm25", "--quiet", "--out", out,
+              what="evaluate one retriever again").ok()
+    left = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    probe.wrong_unless(left == ["metrics.json", "ndcg_by_negations.png", "ndcg_by_type.png", "per_query.json",
+                                "report.md", "runs/bm25.trec"], f"files of the earlier report left: {left}")
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".rep.")], "staging or lock left"
+
+
+def test_stale_output_lock_is_taken_over_with_the_dead_writers_folders(tmp_path: Path,
+                                                                      caplog: pytest.LogCaptureFixture) -> None:
+    """A writer killed with -9 leaves its lock file and its half-written staging folder: the next
+    writer takes the lock over, removes that folder, and replaces the earlier output whole."""
+    from pipeline.runlock import staged_folder
+
+    out = tmp_path / "rep"
+    (out / "runs").mkdir(parents=True)
+    (out / "metrics.json").write_text("{}")
+    (out / "runs" / "old.trec").write_text("earlier")
+    (tmp_path / ".rep.lock").write_text(json.dumps({"pid": 999999, "host": "gone", "started": "then"}))
+    (tmp_path / ".rep.tmp-999999").mkdir()
+    (tmp_path / ".rep.tmp-999999" / "metrics.json").write_text("half")
+    with caplog.at_level("WARNING"), staged_folder(out, lambda f: (f / "metrics.json").is_file(), "a report") as new:
+        (new / "metrics.json").write_text("{}")
+    assert "stale lock" in caplog.text and "pid 999999" in caplog.text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"] and sorted(p.name for p in out.iterdir()) == [
+        "metrics.json"]

@@ -159,7 +159,8 @@ def test_llm_reply(reply: Reply, scripted, probe, tmp_path: Path, monkeypatch: p
     with FaultyEndpoint(scripted, reply) as endpoint:
         config = tmp_path / "llm.toml"
         config.write_text(f'[llm]\nbase_url = "{endpoint.url}"\nmodel = "scripted-model"\nconcurrency = 2\n'
-                          "timeout = 1.0\nmax_retries = 2\nfix_attempts = 1\nprompts_per_item = 1.0\n")
+                          "timeout = 1.0\nmax_retries = 2\nfix_attempts = 1\nprompts_per_item = 1.0\n"
+                          '[generate]\ncompleteness = "off"\n')  # (scripted answers: not read against the corpus)
         out = tmp_path / "gen"
         outcome = probe.cli("generate", "--generator", "llm", "--config", config, "--passages", PASSAGES,
                             "--types", f"{GOOD},{FAULTY}", "--per-type", "1", "--out", out, what=reply.id)

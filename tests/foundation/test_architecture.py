@@ -15,7 +15,7 @@ PACKAGES = ("pipeline", "annotation", "retrieval")
 # The line's stages in order; a module may import its own stage, earlier ones and the foundation.
 STAGE_OF = {
     "pipeline.passages": 0,
-    "pipeline.generate": 1, "pipeline.kg": 1, "pipeline.llm": 1,
+    "pipeline.generate": 1, "pipeline.completeness": 1, "pipeline.kg": 1, "pipeline.llm": 1,
     "annotation": 2,
     "pipeline.export": 3,
     "retrieval": 4,

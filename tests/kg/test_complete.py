@@ -220,6 +220,9 @@ def test_a_narrower_class_meets_the_negation_of_its_broader_one():
     # "Swedish people that are not scientists" must not keep Berzelius, a chemist
     facts = [(n, "nationality", "Swedish", n, SCIENTISTS[n]) for n in SCIENTISTS if "Swedish" in SCIENTISTS[n]]
     facts.append(("Svante Arrhenius", "occupation", "scientist", "Svante Arrhenius", SCIENTISTS["Svante Arrhenius"]))
+    # (the others' classes are stated too: a NOT passes only a stated other value)
+    facts += [(n, "occupation", c, n, SCIENTISTS[n]) for n, c in (("Jöns Jacob Berzelius", "chemist"),
+                                                                   ("Carl Linnaeus", "biologist"))]
     checker = check(SCIENTISTS, facts)
     assert checker.meets_negation("Jöns Jacob Berzelius", "occupation", "scientist")
     assert not checker.meets_negation("Jöns Jacob Berzelius", "occupation", "physician")
@@ -508,3 +511,27 @@ def test_unknown_names_are_names(sentence, unknown):
     checker = check(texts, [("Ibadan", "instance_of", "city", "Ibadan", texts["Ibadan"])])
     index = checker.by_passage["Other"][0]
     assert [run for _, run in checker._unknown_names(index)] == unknown
+
+
+BEAT_POETS = {
+    "Allen Ginsberg": "Allen Ginsberg was an American poet and writer.",
+    "Yves Bonnefoy": "Yves Bonnefoy was a French poet and art historian.",
+    "Jack Kerouac": "Jack Kerouac was a novelist and poet of the Beat Generation.",
+}
+
+
+@pytest.mark.parametrize("with_kerouac", [True, False])
+def test_a_negation_passes_only_a_stated_other_value(with_kerouac):
+    # open world: "poets that are not American" must not keep Kerouac, whose nationality no text states;
+    # Bonnefoy, stated French, passes the NOT
+    texts = dict(BEAT_POETS) if with_kerouac else {k: v for k, v in BEAT_POETS.items() if "Kerouac" not in k}
+    facts = [(name, "occupation", "poet", name, text) for name, text in texts.items()]
+    facts += [("Allen Ginsberg", "nationality", "American", "Allen Ginsberg", texts["Allen Ginsberg"]),
+              ("Yves Bonnefoy", "nationality", "French", "Yves Bonnefoy", texts["Yves Bonnefoy"])]
+    checker = check(texts, facts)
+    plan, anchors = plan_for("2in"), {"?y": "poet", "?z": "American"}
+    relations = {0: "occupation_of", 1: "nationality"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert sets[plan.target] == ({"Yves Bonnefoy", "Jack Kerouac"} if with_kerouac else {"Yves Bonnefoy"})
+    expected = "negation_unstated" if with_kerouac else None
+    assert checker.reject_reason(plan, anchors, relations, sets) == expected

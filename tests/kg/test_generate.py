@@ -273,3 +273,27 @@ def test_every_logical_form_has_its_indicators_operators(result):
         assert ops["AND"] == ands, (item.type, item.logical_form)
         found_types.add(item.type)
     assert found_types == set(TYPE_NAMES)
+
+
+def test_no_named_entity_carries_a_run(passages, config, films):
+    """No named anchor or answer in more than 3% of a run's items, at least 2 (Variety); values (a
+    nationality, a century) may recur. Without the cap the film graph's runs repeat names more."""
+    from pipeline.kg.generator import Variety, generate_type
+
+    def uses(items):
+        named = Counter()
+        for item in items:
+            anchors = {t.object for t in item.triples if not t.object.startswith("?")} | {
+                t.subject for t in item.triples if not t.subject.startswith("?")}
+            named.update(f"anchor:{n}" for n in anchors)
+            named.update(f"answer:{n}" for n in item.answers)
+        return {n: c for n, c in named.items() if n.split(":", 1)[1] not in values}
+
+    values = {films.label(n) for n in films.labels if n.startswith("value:")}
+    free = [i for name in TYPE_NAMES for i in generate_type(films, name, config())[0]]
+    assert max(uses(free).values()) > 2
+    capped = generate_kg(passages, config(max_entity_share=0.03), TYPE_NAMES)
+    cap = Variety(3 * len(TYPE_NAMES), 0.03).cap
+    assert cap == 2 and max(uses(capped.items).values()) <= cap
+    assert capped.stats["types"]["2in"]["rejections"]["overused_entity"] > 0
+    assert Variety(30 * len(TYPE_NAMES), 0.03).cap == 12  # 3% of 420

@@ -74,11 +74,15 @@ def test_witness_facts_of_a_two_hop_question(films, passages):
                         evidence=("f-akira-kurosawa", "f-ran"))
     item = make_item(films, grounding, 1, texts(passages))
     assert item.answers == ("Japanese",)
+    # the bridge is called "the director who created Ran": its noun is a class fact the item shows too
     assert [(f.subject, f.relation, f.object, f.passage_id, f.sentence) for f in item.facts] == [
         ("Akira Kurosawa", "nationality", "Japanese", "f-akira-kurosawa",
          "Akira Kurosawa was a Japanese director, born in the 20th century."),
+        ("Akira Kurosawa", "occupation", "director", "f-akira-kurosawa",
+         "Akira Kurosawa was a Japanese director, born in the 20th century."),
         ("Ran", "created_by", "Akira Kurosawa", "f-ran", "Ran is a 1980 film by Akira Kurosawa."),
     ]
+    assert "the director who created Ran" in item.question
 
 
 def test_check_witnesses_names_each_problem(result, passages):

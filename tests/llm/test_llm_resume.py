@@ -33,7 +33,7 @@ def _wait_for(condition, seconds: float = 30.0) -> None:
 def test_killed_run_restarted_makes_no_repeated_call(server, tmp_path, passages_path):
     config = tmp_path / "llm.toml"
     config.write_text(f'[llm]\nbase_url = "{server.url}"\nmodel = "scripted-model"\nconcurrency = 1\n'
-                      f'max_retries = 0\n', encoding="utf-8")
+                      f'max_retries = 0\n[generate]\ncompleteness = "off"\n', encoding="utf-8")  # (scripted answers)
     env = {**os.environ, "OPENAI_API_KEY": "sk-test-not-a-secret"}
     env.pop("COMLQ_CONFIG", None)
     out = tmp_path / "run"

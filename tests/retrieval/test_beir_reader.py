@@ -69,6 +69,13 @@ def test_negations_fall_back_to_the_type_catalogue(tmp_path, beir_path):
      "branches/test.tsv:1: header needs the columns query-id, corpus-id, branch (missing: branch)"),
     (lambda f: (f / "violations" / "test.tsv").write_text("query-id\tcorpus-id\tviolates\nq01\tp99\t1\n"),
      "violations/test.tsv: query 'q01' names passage 'p99', which is not in corpus.jsonl"),
+    # a first line that is a judgement: read as a header, it used to be dropped without a word
+    (lambda f: (f / "qrels" / "test.tsv").write_text("q01\tp01\t2\nq02\tp02\t1\n"),
+     "qrels/test.tsv:1: no header line: the file starts with a row ('q01\\tp01\\t2'); "
+     "add the header line 'query-id\tcorpus-id\tscore'"),
+    (lambda f: (f / "violations" / "test.tsv").write_text("q01\tp02\t1\n"), "violations/test.tsv:1: no header line"),
+    (lambda f: (f / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq01\tp01\t0\nq02\tp02\t-1\n"),
+     "qrels/test.tsv: no judgement has a positive score (all 2 are <= 0)"),
 ])
 def test_bad_folders_name_file_and_line(tmp_path, beir_path, edit, message):
     folder = tmp_path / "beir"

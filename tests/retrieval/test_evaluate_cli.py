@@ -24,8 +24,9 @@ def test_metrics_json_is_schema_valid_and_complete(report):
     assert "no LLM endpoint configured" in metrics["skipped"]["rewrite"]
     assert metrics["dataset"]["queries"] == 10
     itlr = metrics["retrievers"]["itlr"]
-    assert set(itlr["overall"]) >= {"nDCG@10", "MAP@100", "Recall@100", "MRR@10", "LSNC@10", "LSNC@100",
-                                    "LSAC@10", "LSAC@100", "LSOC@10", "LSOC@100"}
+    assert set(itlr["overall"]) >= {"nDCG@10", "nDCG'@10", "Judged@10", "MAP@100", "Recall@100", "MRR@10", "LSNC@10",
+                                    "LSNC@100", "LSAC@10", "LSAC@100", "LSOC@10", "LSOC@100"}
+    assert "Judged@10" not in itlr["significance"] and metrics["dataset"]["qrels_variant"] is None
     assert "LSOC@10" in itlr["by_type"]["up"] and "LSOC@10" not in itlr["by_type"]["2i"]  # q04 is the union
     assert "LSAC@10" in itlr["by_type"]["2i"] and "LSAC@10" not in itlr["by_type"]["1p"]
     assert metrics["dataset"]["partial_labels"] and metrics["dataset"]["branch_labels"]
@@ -55,8 +56,9 @@ def test_itlr_beats_plain_dense_on_the_negated_fixture_queries(report):
 
 def test_report_and_plots(report):
     text = (report / "report.md").read_text()
-    assert ("| retriever | nDCG@10 | MAP@100 | Recall@100 | MRR@10 | LSNC@10 | LSNC@100 | LSAC@10 | LSAC@100 "
-            "| LSOC@10 | LSOC@100 |") in text
+    assert ("| retriever | nDCG@10 | nDCG'@10 | Judged@10 | MAP@100 | Recall@100 | MRR@10 | LSNC@10 | LSNC@100 "
+            "| LSAC@10 | LSAC@100 | LSOC@10 | LSOC@100 |") in text
+    assert "- **nDCG'@10**: condensed nDCG@10 (Sakai)" in text and "- **Judged@10**: share of the top 10" in text
     assert "## LSAC@10 by query type" in text and "## LSOC@10 by query type" in text
     assert "## nDCG@10 by query type" in text and "## Paired tests against bm25" in text
     assert "Skipped **rewrite**" in text
@@ -108,3 +110,42 @@ def test_a_retriever_failing_while_running_is_skipped(beir_path, tmp_path, monke
     assert metrics["skipped"] == {"failing": "failed while running: endpoint http://stub: 503 Service Unavailable"}
     assert "Skipped **failing**" in (tmp_path / "out" / "report.md").read_text()
     assert "skipping failing: endpoint http://stub: 503" in capsys.readouterr().err
+
+
+def test_audited_qrels_variant_compares_original_and_audited_on_the_audited_queries(beir_path, tmp_path):
+    """An audit (annotation/audit.py, as a script would feed it reader judgements) of two test queries,
+    then `evaluate --qrels-variant audited` on a copy of the fixture: the report compares the two qrels
+    on exactly those queries, and both figures agree with per_query on the same runs."""
+    import shutil
+
+    from annotation.audit import Judgement, audit, write_audit
+    from retrieval.beir import load_beir
+
+    folder = tmp_path / "beir"
+    shutil.copytree(beir_path, folder)
+    data = load_beir(folder, "test")
+    first, second = data.queries[0].id, data.queries[1].id
+    gold = next(iter(data.qrels[first]))
+    other = next(pid for pid in data.corpus.ids if pid not in data.qrels[first])
+    judgements = [Judgement(first, gold, 0, False, "r1"), Judgement(first, other, 2, False, "r1"),
+                  Judgement(second, next(iter(data.qrels[second])), 2, False, "r1")]
+    write_audit(folder, "test", audit(data.qrels, judgements, {q.id: q.type for q in data.queries}))
+    out = tmp_path / "report"
+    assert main(["evaluate", "--beir", str(folder), "--split", "test", "--qrels-variant", "audited", "--quiet",
+                 "--retrievers", "bm25", "--out", str(out)]) == 0
+    metrics = read_json(out / "metrics.json", "metrics")
+    assert metrics["dataset"]["qrels_variant"] == "audited" and metrics["audit"]["queries"] == 2
+    run = read_trec(out / "runs" / "bm25.trec")
+    audited = load_beir(folder, "test", "audited")
+    assert audited.qrels[first][gold] == 0 and audited.qrels[first][other] == 2
+    compared = metrics["audit"]["retrievers"]["bm25"]
+    for variant, qrels in (("original", data.qrels), ("audited", audited.qrels)):
+        values = per_query(run, {q: qrels[q] for q in (first, second)}, data.queries)
+        assert compared[variant]["mean"]["nDCG@10"] == pytest.approx(mean(values)["nDCG@10"])
+        assert compared[variant]["mean"]["queries"] == 2
+    overall = mean(per_query(run, audited.qrels, data.queries))
+    assert metrics["retrievers"]["bm25"]["overall"]["nDCG'@10"] == pytest.approx(overall["nDCG'@10"])
+    text = (out / "report.md").read_text()
+    assert "## Original and audited qrels" in text and "only the 2 queries the audit judged" in text
+    assert main(["evaluate", "--beir", str(beir_path), "--split", "test", "--qrels-variant", "audited",
+                 "--retrievers", "bm25", "--out", str(tmp_path / "none")]) == 2  # no audited qrels there

@@ -97,8 +97,37 @@ def test_report_defines_lsnc_names_models_and_shows_intervals_and_holm() -> None
     assert "each test on its own (2 t-tests, 2 Wilcoxon tests;" in text
     assert "violation labels: yes;" in text and "; LSNC@K is over the 2 queries with a negation." in text
     assert "| itlr | ITLRRetriever | – | parse=gold |" in text  # the logical forms' origin, named
-    assert "itlr: parse=gold, the logical forms shipped with the queries" in text
+    assert "Where the logical forms came from: itlr (parse=gold): 4 shipped with the queries (gold)." in text
     assert "## Timing" not in text and "index s" not in text  # timings differ between runs: metrics.json only
+    assert "## Warnings" not in text
+
+
+def test_report_counts_where_the_logical_forms_came_from_and_shows_the_warnings() -> None:
+    """A BEIR folder without logical forms, evaluated with parse=gold: the report used to say
+    "parse=gold, the logical forms shipped with the queries" while every form was parsed by rules."""
+    data = metrics()
+    data["retrievers"]["itlr"]["config"]["parse"] = {"source": "gold", "counts": {"rules": 4}}
+    data["warnings"] = ["itlr: parse=gold, but 4 of 4 queries have no logical form in queries.jsonl; ..."]
+    text = markdown(data)
+    assert "itlr (parse=gold): 4 parsed by rules from the question text." in text
+    assert "shipped with the queries" not in text
+    assert "## Warnings\n\n- itlr: parse=gold, but 4 of 4 queries have no logical form" in text
+    assert text.index("## Warnings") < text.index("## Overall")
+
+
+def test_a_consistency_measure_that_does_not_apply_to_a_type_shows_a_dash() -> None:
+    data = metrics()
+    for result in data["retrievers"].values():
+        result["by_type"]["2in"]["LSAC@10"] = None  # as metrics.json has it: absent from the type's means
+        result["overall"]["LSAC@10"] = 0.7
+        result["by_type"]["1p"]["LSAC@10"] = 0.7
+    data["dataset"]["partial_labels"] = True
+    data["dataset"]["not_applicable"] = {"LSAC": ["2in"]}
+    text = markdown(data)
+    assert "partial labels: yes" in text and "; LSAC@K does not apply to 2in (no labels for their queries)." in text
+    section = text[text.index("## LSAC@10 by query type"):]
+    assert "LSAC@10 does not apply to 2in: no query of this type has a label" in section
+    assert "| 2in | 2 | – | – | – | – |" in section and "| 1p | 2 | 0.7000 |" in section
 
 
 def test_plots_have_a_title_error_bars_and_no_line_between_categories(tmp_path: Path,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from retrieval.base import Query, cut, ranked, read_trec, top_k, write_trec
-from retrieval.metrics import breakdown, conjunctive, lsnc, lsoc, mean, per_query, significance
+from retrieval.metrics import breakdown, conjunctive, lsnc, lsoc, mean, not_applicable, per_query, significance
 
 # q1: d1 (grade 2) and d2 (grade 1) relevant, tied at 0.8; trec_eval puts d2 first (id descending),
 # so the ranking is d4, d2, d1, d3.
@@ -45,7 +45,8 @@ def test_measures_equal_hand_computed_values():
     assert values["q1"]["MAP@100"] == pytest.approx((1 / 2 + 2 / 3) / 2)
     assert values["q1"]["Recall@100"] == pytest.approx(1.0)
     assert values["q1"]["MRR@10"] == pytest.approx(1 / 2)
-    assert values["q2"] == {"nDCG@10": 0.0, "MAP@100": 0.0, "Recall@100": 0.0, "MRR@10": 0.0}
+    assert values["q2"] == {"nDCG@10": 0.0, "MAP@100": 0.0, "Recall@100": 0.0, "MRR@10": 0.0, "nDCG'@10": 0.0,
+                            "Judged@10": 0.0}
     assert values["q3"]["MRR@10"] == 0.0  # rank 11 is outside the cut at 10
     assert values["q3"]["MAP@100"] == pytest.approx(1 / 11)
     assert values["q3"]["nDCG@10"] == 0.0
@@ -111,9 +112,24 @@ def test_lsac_concerns_conjunctive_queries_only():
     qrels = {q.id: {"g1": 1} for q in queries}
     run = {q.id: CONJ_RUN["q"] for q in queries}
     values = per_query(run, qrels, queries, partial={"q": {"a1"}})
-    assert values["t"]["LSAC@10"] == 1.0 and values["n"]["LSAC@10"] == 1.0  # conjunctions, no partial passage labelled
-    assert "LSAC@10" not in values["u"] and "LSAC@10" not in values["p"]
+    assert "LSAC@10" in values["q"] and "LSAC@10" not in values["u"] and "LSAC@10" not in values["p"]
+    # conjunctions of types (3i, 2in) none of whose queries has a partial label: 1.0 by construction, so none
+    assert "LSAC@10" not in values["t"] and "LSAC@10" not in values["n"]
+    assert not_applicable(queries, None, {"q": {"a1"}}) == {"LSAC": ["3i", "2in"]}
     assert "LSAC@10" not in per_query(run, qrels, queries)["q"]  # no partial labels at all
+
+
+def test_a_type_with_one_labelled_query_keeps_the_measure_for_all_its_queries():
+    """Whether a measure applies is decided per type: a 2i query without a partial passage of its own
+    still has LSAC when another 2i query has one (it could have ranked a partial passage high)."""
+    queries = [Query("a", "x", type="2i"), Query("b", "y", type="2i"), Query("c", "z", type="2in", negations=1)]
+    qrels = {q.id: {"g1": 1} for q in queries}
+    run = {q.id: CONJ_RUN["q"] for q in queries}
+    values = per_query(run, qrels, queries, violations={"c": set()}, partial={"a": {"a1"}, "b": set()})
+    assert values["b"]["LSAC@10"] == 1.0 and values["a"]["LSAC@10"] < 1.0
+    assert "LSNC@10" not in values["c"] and not_applicable(queries, {"c": set()}, {"a": {"a1"}}) == {
+        "LSNC": ["2in"], "LSAC": ["2in"]}
+    assert mean(values)["LSAC@10"] == pytest.approx((1.0 + values["a"]["LSAC@10"]) / 2)  # 2in left out
 
 
 # the top 10 of CONJ_RUN: g1 a1 b1 g2 a2 x00..x04; x15, x16, x17, x18 only in the top 100

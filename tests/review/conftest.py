@@ -25,6 +25,7 @@ from label_studio_sdk import LabelStudio
 from annotation import server
 from annotation.client import connect, export_tasks, find_project
 from annotation.results import regions
+from annotation.tasks import asks_spread
 from annotation.users import add_annotator, user_token
 from pipeline.config import ReviewConfig
 from pipeline.orchestration.settings import EPHEMERAL_STARTUP_TIMEOUT_SECONDS, configure
@@ -145,7 +146,7 @@ def _votes(items: list[dict[str, Any]], annotators: tuple[str, ...], rejected: s
     """Every evidence passage relevant (the rest left ungraded), the evidence spread, the answers
     right; the answers of `rejected` wrong for every annotator but `dissenter`."""
     return {item["id"]: [{"annotator": who, "structure_ok": True,
-                          "evidence_spread": True if item["n_passages"] > 1 else None,
+                          "evidence_spread": True if asks_spread(item) else None,
                           "answers_correct": not (item["id"] == rejected and who != dissenter),
                           "answers_complete": True, "trivial": False,
                           "relevance": {e["passage_id"]: 2 for e in item["evidence"]}} for who in annotators]
@@ -194,3 +195,44 @@ def make_run():
 @pytest.fixture(scope="session")
 def assert_matches_case():
     return _assert_matches_case
+
+
+# ---------------------------------------------------------------- the audit fixture and its hand-computed case
+
+AUDIT_BEIR = FIXTURES / "audit_beir"
+TABLE_FIELDS = {  # audit_case.json's table columns -> a figure of audit.json
+    "queries": lambda f: f["queries"], "judged": lambda f: f["judged"],
+    "missed (labelled 0)": lambda f: f["by_label"]["labelled_nonrelevant"]["relevant"],
+    "missed (unlabelled)": lambda f: f["by_label"]["unlabelled"]["relevant"],
+    "gold judged": lambda f: f["by_label"]["gold"]["judged"], "gold demoted": lambda f: f["gold_judged_nonrelevant"],
+    "invented": lambda f: f["invented"], "invented share": lambda f: f["invented_share"] or 0.0,
+    "disputed": lambda f: f["disputed"], "no relevant left": lambda f: f["queries_without_relevant"]}
+
+
+def _assert_matches_audit_case(report: dict[str, Any], qrels_rows: list[tuple[str, str, int]],
+                               case: dict[str, Any]) -> None:
+    """audit.json's figures, agreement and disputed list and the audited qrels against the case."""
+    assert sorted(qrels_rows) == sorted(map(tuple, case["audited_qrels"]))
+    table = case["table"]
+    for kind, expected in table.items():
+        if kind == "columns":
+            continue
+        figures = report["overall"] if kind == "all" else report["by_type"][kind]
+        got = [TABLE_FIELDS[column](figures) for column in table["columns"]]
+        assert got == pytest.approx(expected), (kind, dict(zip(table["columns"], got)))
+    assert set(report["by_type"]) == set(table) - {"columns", "all"}
+    for statistic, values in case["agreement"].items():
+        got = report["agreement"]["overall"][statistic]
+        assert got == {k: pytest.approx(v, abs=1e-6) for k, v in values.items()}, statistic
+    disputed = {(d["query_id"], d["passage_id"], d["majority"], d["audited"]) for d in report["disputed"]}
+    assert disputed == {tuple(row) for row in case["disputed"]}
+
+
+@pytest.fixture(scope="session")
+def audit_case() -> dict[str, Any]:
+    return json.loads((FIXTURES / "audit_case.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def assert_matches_audit_case():
+    return _assert_matches_audit_case

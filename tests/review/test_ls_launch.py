@@ -1,11 +1,12 @@
 """annotation/ls_launch.py, the `label-studio` launcher whose export snapshot is encoded task by task
 by the C JSON encoder and whose export and import pause the garbage collector: installed once Django
 is set up, writing the same bytes as Label Studio's own export_to_file on a project with votes and a
-comment, and leaving the collector on."""
+comment, and leaving the collector on. Its pages carry keys.js (test_browser.py shows what it does)."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -82,3 +83,13 @@ def test_the_launchers_snapshot_is_byte_identical_to_label_studios_own(ls, tmp_p
     assert sorted(t["data"]["item_id"] for t in tasks) == sorted(i["id"] for i in items)
     assert sum(len(t["annotations"]) for t in tasks) == 2 * len(items)
     assert "Zoë's note: «non-ASCII» kept" in launcher["text"]  # ensure_ascii=False, as Label Studio writes
+
+
+def test_every_page_carries_the_keys_script_with_the_pages_csp_nonce(ls):
+    import httpx
+
+    page = httpx.get(f"{ls.config.url}/user/login/", timeout=30)
+    script = LAUNCHER.with_name("keys.js").read_text(encoding="utf-8")
+    nonce = re.search(r"'nonce-([^']+)'", page.headers["Content-Security-Policy-Report-Only"]).group(1)
+    assert f'<script nonce="{nonce}">{script}</script></head>' in page.text
+    assert int(page.headers["Content-Length"]) == len(page.content)

@@ -194,6 +194,20 @@ def test_passages_come_in_groups_with_headings_the_regions_cover(items, passages
     assert data["query_type"] == "2in: evidence in 1 passage" and data["spread"] == []
 
 
+def test_evidence_spread_is_asked_only_where_an_answer_rests_on_several_passages(items, passages):
+    # a 1p item with two answers in two passages: each passage holds all of its answer's facts
+    one_hop = items["r-1p-1"] | {"n_passages": 2, "answers": ["Warsaw", "Paris"],
+                                 "evidence": [{"passage_id": "p1", "grade": 1}, {"passage_id": "p2", "grade": 1}]}
+    assert task_data(one_hop, passages)["spread"] == []
+    assert task_data(items["r-2u-2"], passages)["spread"] == []  # a union's answer meets either branch
+    assert len(task_data(items["r-2i-2"], passages)["spread"]) == 1  # an intersection needs both facts
+    # a spread answer left on an older task is not counted where the question is no longer asked
+    votes = [vote(who, {"p1": 2, "p2": 0}, evidence_spread="no") for who in "abc"]
+    review = decide(one_hop, votes, 3)
+    assert (review["status"], review["evidence_spread"]) == ("accepted", None)
+    assert agreement([{"item": one_hop, "review": review}], 3)["overall"]["evidence_spread"]["units"] == 0
+
+
 def test_offsets_count_code_points_past_characters_outside_the_bmp(items, passages):
     data = task_data(items["r-3p-3"], passages)  # the Danube passage holds a character outside the BMP
     text = _text(data["html"])
@@ -379,3 +393,18 @@ def test_agreement_on_the_new_questions_and_pooled_grades_matches_a_hand_computa
         ("i2", "answers_correct", ""), ("i3", "answers_correct", ""), ("i4", "answers_correct", ""),
         ("i2", "answers_complete", ""), ("i3", "answers_complete", ""), ("i2", "trivial", ""),
         ("i1", "relevance", "c1"), ("i2", "relevance", "e2"), ("i2", "relevance", "c2"), ("i4", "relevance", "c4")])
+
+
+def test_the_generator_s_possible_missed_answers_come_first_in_the_pool(items, passages):
+    """A kg item kept for review with possible missed answers (`[generate] completeness = "review"`) shows
+    them to the annotators before the retrievers' pool, also with pooling off; unknown ids are left out."""
+    from pipeline.orchestration.pool import pooled_candidates
+
+    item = dict(items["r-2in-1"], possible_missed=["p10", "nowhere"])
+    config = Config()
+    config.review.pool_k = 0
+    assert pooled_candidates([item], passages, config) == Pool({"r-2in-1": ["p10"]})
+    config.review.pool_k = 2
+    pool = pooled_candidates([item], passages, config)
+    assert pool.candidates["r-2in-1"][0] == "p10" and len(pool.candidates["r-2in-1"]) == len(
+        set(pool.candidates["r-2in-1"]))

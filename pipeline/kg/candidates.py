@@ -1,0 +1,162 @@
+"""Possible missed answers: a completeness check of an item's answers against the whole corpus.
+
+The corpus check (`complete.py`) bounds every set of a query by reading the sentences that name its
+anchors, in the relation's direction. A reader auditing an item does something looser: searches the
+corpus for the question's class and conditions and reads what comes back. So before an item is kept,
+its target's positive conditions (an anchor, or the set a projection comes from) are looked up
+passage by passage, and a passage is a candidate when
+
+- a sentence of it names every condition's anchor (any of its names; a member of the set it comes
+  from) together with a cue word of the relation, in any order, or
+- it names the answers' class (narrower classes and other forms too, `lexicon.py`) and every
+  condition's anchor anywhere ("Bredero, a poet of Amsterdam" for "poets who lived in Amsterdam"), or
+- it is among the question's top passages of a search (`Search`) and names every anchor anywhere.
+
+A date is a broad condition (every event of a century): a passage naming a year of it needs no cue
+word, and its entity may be of any class. A candidate's entity (the passage's own) is a possible
+missed answer unless it is an answer, excluded by the query's NOT, an anchor, of another kind than
+the answers (the graph states relations of it that no answer has), or of a stated class that is not
+the answers' class nor a narrower one (a film is no competition).
+
+Value answers (a nationality, a century, a class) are left to the bounds check, which reads every
+sentence about the set they are projected from. The check only removes items (offline) or shows
+reviewers the candidates' passages (`[generate] completeness = "review"`): it never adds an answer.
+"""
+
+from __future__ import annotations
+
+from pipeline.completeness import Search
+from pipeline.kg.complete import CLASS_RELATIONS, CorpusCheck
+from pipeline.kg.lexicon import narrower, spelled
+from pipeline.kg.query import Plan, Step, traversal
+from pipeline.kg.sample import Grounding
+
+DATES = ("value:century:", "value:decade:")  # date nodes: a broad condition
+# relations an entity has one value of: a stated other value contrasts with the condition's
+ONE_VALUED = frozenset({"born_in", "died_in", "born_in_century", "died_in_century", "born_in_decade",
+                        "died_in_decade", "founded_in_century", "published_in_decade", "took_place_in_century"})
+
+
+class MissedAnswers:
+    def __init__(self, check: CorpusCheck, search: Search | None = None):
+        self.check, self.kg, self.search = check, check.kg, search
+        self._loose: dict[str, frozenset[str]] = {}  # node -> the passages naming it
+        self._strict: dict[tuple[str, str], frozenset[str]] = {}  # (node, relation) -> passages stating it may
+        self.checked = 0  # candidate entities read, for stats.json
+        self._classes = frozenset(n for n in self.kg.labels if n.startswith("value:class:"))
+
+    def find(self, grounding: Grounding, noun: str | None, question: str) -> dict[str, tuple[str, ...]]:
+        """Possible missed answers (entity -> the passages that may state it) of a grounding whose answers
+        are called `noun` (the question's noun: a class label, or another noun)."""
+        plan = grounding.plan
+        steps = [st for st in plan.steps[plan.target] if not st.negated]
+        if not steps or any(a.startswith("value:") for a in grounding.answers):
+            return {}
+        dated = any(n.startswith(DATES) for st in steps for n in self._below(grounding, st))
+        named_class = self._class_node(noun)
+        cls = None if dated else named_class
+        strict = _meeting([self._stated(grounding, st, dated) for st in steps], steps)
+        loose = _meeting([self._named(grounding, st) for st in steps], steps)
+        class_named = self._passages_naming(named_class) if named_class else frozenset()
+        found = set(strict)
+        if cls is not None:
+            found |= loose & class_named
+        if self.search is not None:  # the entity's class is checked below: a class condition need not be named
+            unclassed = [st for st in steps if not self._below(grounding, st) <= self._classes]
+            top = set(self.search(question))
+            found |= top if not unclassed else top & _meeting([self._named(grounding, st) for st in unclassed],
+                                                              unclassed)
+        # a chunk from the middle of an article (no title, no node) says who it is about only where it
+        # names the answers' class
+        found = {p for p in found if self.check.titles.get(p) or self.check.entity_of.get(p, p) in self.kg.labels
+                 or p in class_named}
+        return self._entities(grounding, steps, found, cls)
+
+    def _entities(self, grounding: Grounding, steps: list[Step], found: set[str],
+                  cls: str | None) -> dict[str, tuple[str, ...]]:
+        kg, plan = self.kg, grounding.plan
+        kinds = {r for a in grounding.answers for r in kg.out.get(a, ())}
+        skip = self._excluded(plan, grounding) | grounding.answers | set(grounding.anchors.values())
+        missed: dict[str, list[str]] = {}
+        for pid in sorted(found - set(grounding.evidence) - set(grounding.violating)):
+            entity = self.check.entity_of.get(pid, pid)
+            if entity in skip:
+                continue
+            self.checked += 1
+            if self.check._same_kind(entity, kinds) and self._may_be(entity, cls) and not self._contrasts(
+                    grounding, steps, entity):
+                missed.setdefault(entity, []).append(pid)
+        return {e: tuple(ps) for e, ps in missed.items()}
+
+    def _contrasts(self, grounding: Grounding, steps: list[Step], entity: str) -> bool:
+        """Does the graph state another value of a one-valued relation of a plain condition for the entity (a
+        death in 1980 is no death in the 1960s)?"""
+        for st in steps:
+            back = self.kg.inverses[traversal(self.kg, st, grounding.relations[st.edge])]
+            values = self.kg.neighbour_set(entity, back)
+            if not st.union and back in ONE_VALUED and values and not values & self._below(grounding, st):
+                return True
+        return False
+
+    @staticmethod
+    def _below(grounding: Grounding, step: Step) -> set[str]:
+        plan = grounding.plan
+        return {grounding.anchors[step.child]} if plan.is_anchor(step.child) else grounding.sets[step.child]
+
+    def _named(self, grounding: Grounding, step: Step) -> frozenset[str]:
+        """The passages naming the condition's anchor, or a member of the set it comes from."""
+        return frozenset().union(*(self._passages_naming(n) for n in sorted(self._below(grounding, step))))
+
+    def _stated(self, grounding: Grounding, step: Step, dated: bool) -> frozenset[str]:
+        """The passages with a sentence naming the condition's anchor (or a member below) that uses a cue word
+        of the relation (any sentence naming it, for a relation without cue words or a date)."""
+        relation = traversal(self.kg, step, grounding.relations[step.edge])
+        found: set[str] = set()
+        for node in sorted(self._below(grounding, step)):
+            key = (node, "" if dated else relation)
+            if key not in self._strict:
+                cued = None if dated else self.check._cued_sentences(relation)
+                named = self.check._naming(node).keys()
+                self._strict[key] = frozenset(self.check.sentences[i][0] for i in (
+                    named if cued is None else named & cued))
+            found |= self._strict[key]
+        return frozenset(found)
+
+    def _passages_naming(self, node: str) -> frozenset[str]:
+        if node not in self._loose:
+            named = {self.check.sentences[i][0] for i in self.check._naming(node)}
+            named |= set(self.check.passages_of.get(node, ()))  # its own passages, however they name it
+            self._loose[node] = frozenset(named)
+        return self._loose[node]
+
+    def _class_node(self, noun: str | None) -> str | None:
+        """The graph's node of the answers' noun when it is a class ("poet"), else None."""
+        node = f"value:class:{noun}"
+        return node if noun and node in self.kg.labels else None
+
+    def _excluded(self, plan: Plan, grounding: Grounding) -> set[str]:
+        """What the target's negations remove: no missed answer."""
+        kg, removed = self.kg, set()
+        for st in (st for st in plan.steps[plan.target] if st.negated):
+            forward = traversal(kg, st, grounding.relations[st.edge])
+            for b in self._below(grounding, st):
+                removed.update(kg.neighbours(b, forward))
+        return removed
+
+    def _may_be(self, entity: str, cls: str | None) -> bool:
+        """May the entity be of the answers' class (node `cls`; None: any)? Not when the graph states classes
+        of it and none is the class, a narrower one or another form of it."""
+        if cls is None:
+            return True
+        noun = self.kg.label(cls)
+        stated = {spelled(self.kg.label(c)) for r in CLASS_RELATIONS for c in self.kg.neighbours(entity, r)}
+        return not stated or bool(stated & ({spelled(noun)} | narrower(noun)))
+
+
+def _meeting(conditions: list[frozenset[str]], steps: list[Step]) -> frozenset[str]:
+    """The passages meeting every plain condition and one of the union's branches."""
+    plain = [c for c, st in zip(conditions, steps) if not st.union]
+    unions = [c for c, st in zip(conditions, steps) if st.union]
+    if unions:
+        plain.append(frozenset().union(*unions))
+    return frozenset.intersection(*plain)
