@@ -238,13 +238,20 @@ def _in_order(wanted: list[str], words: list[str]) -> bool:
     return all(any(w == x for x in it) for w in wanted)
 
 
+def _name_key(word: str) -> str:
+    """`_key` of a word of a name, without a particle joined to it ("al-Kaddoumi" -> "kaddoumi")."""
+    head, _, rest = word.partition("-")
+    return _key(rest) if rest and _key(head) in _PARTICLES else _key(word)
+
+
 def _name_run(words: list[str]) -> list[str]:
-    """The keys of the capitalised words the list opens with, up to the first that ends in punctuation."""
+    """The keys of the capitalised words the list opens with, up to the first that ends in punctuation (a
+    quoted nickname counts: 'Frederick "Fred" Grace')."""
     run = []
     for w in words:
-        if not (w[:1].isupper() or w[:1].isdigit() or _key(w) in _PARTICLES):
+        if not (w.lstrip("\"“'")[:1].isupper() or w[:1].isdigit() or _key(w) in _PARTICLES):
             break
-        run.append(_key(w))
+        run.append(_name_key(w))
         if re.search(r"[,.;:()]$", w):
             break
     return run
@@ -271,7 +278,7 @@ def recover_title(text: str) -> str:
         if not nxt[:1].isupper() or title[-1].endswith(",") or _key(title[-1]) in _FUNCTION_WORDS:
             continue
         rest = words[k:]
-        if [_key(w) for w in rest[:k]] == [_key(w) for w in title]:
+        if [_name_key(w) for w in rest[:k]] == [_name_key(w) for w in title]:
             return " ".join(title)  # the body starts here: no longer title
         if _key(title[0]) in _FUNCTION_WORDS and _key(title[0]) != "the":  # "The Thad Jones/Mel Lewis Orchestra"
             continue
@@ -285,10 +292,37 @@ def recover_title(text: str) -> str:
             found = name
             continue
         first = _SENTENCE_END.split(" ".join(rest), 1)[0].split()
-        if not content or not _in_order(content, [_key(w) for w in first]):
+        if not content or not _in_order(content, [_name_key(w) for w in first]):
             continue
         if _key(nxt) in _FUNCTION_WORDS:
             return name  # "Alcohol In chemistry, ...": the body starts here
         if _in_order(content, run):
             found = name  # "Allen Ginsberg Irwin Allen Ginsberg": a longer prefix may still be the title
     return found
+
+
+def article_start(text: str) -> str:
+    """The title of an article that starts `text`, a sentence inside a chunk that runs on from the end of
+    another article into a new one ("... England. William Goate William Goate (or Goat) VC (12 January
+    1836 – ...) was"): `recover_title`, held to more. The text goes on by repeating the title, or by a
+    name that holds the title's words and ends with its last (a post-nominal "VC" may follow); then
+    comes a bracket, a comma or "is"/"was" ("Duran Duran bass player ..." starts no article)."""
+    title = recover_title(text)
+    if not title:
+        return ""
+    after = text[len(title):].split()
+    bare = re.sub(r"\s*\([^()]*\)$", "", title).split()
+    content = [_key(w) for w in bare if _key(w) not in _FUNCTION_WORDS]
+    if [_name_key(w) for w in after[:len(bare)]] == [_name_key(w) for w in bare]:
+        name = len(bare)
+    else:
+        run = _name_run(after)
+        while run and after[len(run) - 1].strip(",").isupper() and len(after[len(run) - 1]) > 1:
+            run = run[:-1]  # "Joseph John Farmer VC"
+        if not run or not _in_order(content, run) or run[-1] != content[-1]:
+            return ""
+        name = len(run)
+    while name < len(after) and after[name].strip(",").isupper():
+        name += 1  # a post-nominal after the name: "VC", "KBE"
+    then = after[name] if name < len(after) else ""
+    return title if after[name - 1].endswith(",") or then[:1] == "(" or then in ("is", "was", "are", "were") else ""

@@ -88,7 +88,7 @@ def read_passages(passages: Sequence[Passage], cache: ReadingCache, processes: i
     if missing:
         log.info("reading %d of %d passages (%d cached)", len(missing), len(passages), len(readings))
         titled = [title_and_body(p.title, p.text) for p, _ in missing]
-        docs = nlp.load().pipe([body for _, body in titled], batch_size=batch_size,
+        docs = nlp.load().pipe([t.body for t in titled], batch_size=batch_size,
                                n_process=processes if len(missing) >= 4 * batch_size else 1)
         for (passage, key), reading in zip(missing, read_docs(titled, docs)):
             cache.put(key, reading)

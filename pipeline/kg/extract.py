@@ -3,9 +3,11 @@
 Each passage is read on its own (`reading.py`: spaCy entities and dependency parse, cached by the
 passage's hash in `cache.py`); this module turns the readings of the whole corpus into facts:
 
-- articles: passages with the same title (given, or recovered from a ComLQ/DPR-style text) are
-  one article, one node; a name in any passage that is an article's title, or the full name or
-  surname its own passages call it by (when no other article claims it), is that article;
+- articles: passages with the same title (given, or recovered from a ComLQ/DPR-style text, also
+  where a chunk runs into the next article's lead) are one article, one node, unless their leads
+  give other lifespans (two Esma Sultans: a node each, labelled with the years); a name in any
+  passage that is an article's title, or the full name, surname or alias ("also Ibn Sīnā") its own
+  passages call it by (when no other article claims it), is that article;
 - one entity, one node: names equal after the corpus check's normalisation (`complete.tokens`:
   accents, "Southeastern" = "Southeast", plural -s) are one node, the article's when exactly one
   article has that name, else the most frequent spelling's; not when a passage writes both
@@ -130,33 +132,63 @@ class _Corpus:
     # nodes --------------------------------------------------------------------------------
     def _articles(self) -> None:
         """Article nodes by title, and the names (titles, aliases) that link to them."""
-        by_bare: dict[str, set[str]] = defaultdict(set)
+        by_bare, ambiguous = self._article_nodes()
         aliases: dict[str, set[str]] = defaultdict(set)
-        self.article_of: dict[str, str] = {}  # passage id -> article node
-        for pid in sorted(self.readings):
-            title = self.readings[pid]["title"]
-            if not title:
-                continue
-            node = f"article:{title}"
-            self.article_of[pid] = node
-            self.shared_titles[title] = self.shared_titles.get(title, 0) + 1
-            self.labels[node] = bare_title(title)
-            by_bare[bare_title(title)].add(node)
-            for st in map(Statement._make, self.readings[pid]["statements"]):
-                if st.subject_type == SELF:
+        said: set[str] = set()  # the other names leads give ("also known as LBJ")
+        for pid, reading in self.readings.items():
+            for st in map(Statement._make, reading["statements"]):
+                if st.subject_type == SELF and (node := self.self_nodes.get((pid, st.subject))):
                     aliases[st.subject_text].add(node)
-                    if st.pattern == "is a" and st.object in _NAMED_BY_CLASS:  # "Henan is a province": Henan Province
-                        aliases[f"{bare_title(title)} {st.object.title()}"].add(node)
-        self.shared_titles = {title: n for title, n in self.shared_titles.items() if n > 1}
+                    if st.pattern == "alias":
+                        # not a part of the title: "Washington" of Washington, D.C. is as much the state's
+                        if not re.search(rf"(?<!\w){re.escape(st.object)}(?!\w)", st.subject):
+                            aliases[st.object].add(node)
+                            said.add(st.object)
+                    elif st.pattern == "is a" and st.object in _NAMED_BY_CLASS:  # "Henan is a province"
+                        aliases[f"{bare_title(st.subject)} {st.object.title()}"].add(node)  # is Henan Province
         self.titles = frozenset(by_bare)  # a one-word person name links only as a title ("Plato")
         self.link: dict[str, str] = {}
         for alias, nodes in aliases.items():
             if len(nodes) == 1 and alias not in by_bare:
                 self.link[alias] = next(iter(nodes))
+        self.other_names = frozenset(self.link) & said  # what NER takes these for is no vote ("LBJ" an ORG)
         for name, nodes in by_bare.items():
             exact = [n for n in nodes if n == f"article:{name}"]
-            if len(nodes) == 1 or exact:
+            if name not in ambiguous and (len(nodes) == 1 or exact):
                 self.link[name] = exact[0] if exact else next(iter(nodes))
+
+    def _article_nodes(self) -> tuple[dict[str, set[str]], set[str]]:
+        """A node per article the passages hold: per title, or per title and lifespan when the leads of
+        one title give other years (two Esma Sultans are two people). Returns the nodes of each bare
+        title, and the bare titles that name more than one person so."""
+        self.article_of: dict[str, str] = {}  # passage id -> the node of the article it opens with
+        self.self_nodes: dict[tuple[str, str], str] = {}  # (passage id, title) -> node of each article it holds
+        by_bare: dict[str, set[str]] = defaultdict(set)
+        ambiguous: set[str] = set()
+        for title, held in sorted(self._held_articles().items()):
+            lifespans = {tuple(a["lifespan"]) for _, a in held if any(a["lifespan"])}
+            if len(lifespans) > 1:
+                ambiguous.add(bare_title(title))
+            for pid, article in held:
+                years = f" ({_years(article['lifespan'])})" if len(lifespans) > 1 and any(article["lifespan"]) else ""
+                node = f"article:{title}{years}"
+                self.self_nodes[(pid, title)] = node
+                if title == self.readings[pid]["title"]:
+                    self.article_of[pid] = node
+                self.labels[node] = bare_title(title) + years
+                by_bare[bare_title(title)].add(node)
+                if not years:
+                    self.shared_titles[title] = self.shared_titles.get(title, 0) + 1
+        self.shared_titles = {title: n for title, n in self.shared_titles.items() if n > 1}
+        return by_bare, ambiguous
+
+    def _held_articles(self) -> dict[str, list[tuple[str, dict]]]:
+        """title -> (passage id, article) of each article the passages hold (`reading.py`'s `articles`)."""
+        held: dict[str, list[tuple[str, dict]]] = defaultdict(list)
+        for pid in sorted(self.readings):
+            for article in self.readings[pid]["articles"]:
+                held[article["title"]].append((pid, article))
+        return held
 
     def _same_names(self) -> None:
         """Link the spellings of one entity to one node (the module's docstring says when)."""
@@ -212,7 +244,7 @@ class _Corpus:
         """The node a mention names; None for a bare given name ("John"), which names no one
         person: two Johns of two passages would be one node."""
         if kind == SELF:
-            return self.article_of[pid]
+            return self.self_nodes.get((pid, name))
         if kind == "CLASS":
             return self._value("class", name)
         if kind == "PERSON" and " " not in name and name not in self.titles:
@@ -236,30 +268,44 @@ class _Corpus:
         (NER types of its mentions, a lifespan for a person, "is the capital of"
         for a place), and of what its description's head noun names (an occupation: a person)."""
         votes: dict[str, Counter] = defaultdict(Counter)
+        lifespans: Counter[str] = Counter()  # see _lifespan_or_thing
+        things: set[str] = set()
         for pid, reading in self.readings.items():
-            article = self.article_of.get(pid)
             for st in map(Statement._make, reading["statements"]):
                 for name, kind in ((st.subject, st.subject_type), (st.object, st.object_type)):
-                    if kind not in (SELF, "CLASS", "NORP", "DATE") and (node := self.node(pid, name, kind)):
+                    if kind not in (SELF, "CLASS", "NORP", "DATE") and st.pattern != "alias" \
+                            and name not in self.other_names and (node := self.node(pid, name, kind)):
                         votes[node][kind] += 1
-                if st.subject_type == SELF and article:
+                if st.subject_type == SELF and (article := self.node(pid, st.subject, SELF)):
                     for kind, weight in self._says_of_subject(st):
                         votes[article][kind] += weight
-            if article:
-                for kind in reading.get("self_types", ()):
+                    self._lifespan_or_thing(st, article, lifespans, things)
+            for held in reading["articles"]:
+                article = self.self_nodes[(pid, held["title"])]
+                for kind in held["self_types"]:
                     votes[article][kind] += 1
-                if self._described_as_person(self.passages[pid].description):
-                    votes[article]["PERSON"] += 2
-        return {node: counter.most_common(1)[0][0] for node, counter in votes.items()}
+            if (article := self.article_of.get(pid)) and self._described_as_person(self.passages[pid].description):
+                votes[article]["PERSON"] += 2
+        for article, weight in lifespans.items():
+            if article not in things:
+                votes[article]["PERSON"] += weight
+        return {node: counter.most_common(1)[0][0] for node, counter in votes.items() if counter}
+
+    def _lifespan_or_thing(self, st: Statement, article: str, lifespans: Counter[str], things: set[str]) -> None:
+        """Count a lifespan (not a verb: "Neoclassicism ... was born in Rome" makes no person), or note a listed
+        class of no person (then a lifespan is none: "The Carolingian Empire (800–887) was ... an empire")."""
+        if st.pattern in ("bear in", "die in") and st.object_type == "DATE":
+            lifespans[article] += 3
+        elif st.pattern == "is a" and self.class_types.get(self._class(st.object) or "") == "OTHER":
+            things.add(article)
 
     def _says_of_subject(self, st: Statement) -> Iterator[tuple[str, int]]:
         if st.pattern == "is a":
             kind = self.class_types.get(self._class(st.object) or "")
             if kind and kind != "OTHER":
                 yield kind, 1000  # the class decides
-        elif st.pattern in ("bear in", "die in") and st.object_type == "DATE":
-            yield "PERSON", 3  # a lifespan, not a verb: "Neoclassicism ... was born in Rome" makes no person
-        # (a demonym makes no person: "a large Mexican altepetl", "a Swedish pop group", "the Sasanian Empire")
+        # (a lifespan is counted in `_types`; a demonym makes no person: "a large Mexican altepetl", "a Swedish
+        # pop group", "the Sasanian Empire")
         elif (words := st.pattern.split())[0] == "be" and len(words) == 3 and self.class_types.get(words[1]) == "PLACE":
             yield "PLACE", 3  # "X is the capital and largest city of Y": X is a place
 
@@ -288,7 +334,7 @@ class _Corpus:
         for pid in sorted(self.readings):
             reading = self.readings[pid]
             for st in map(Statement._make, reading["statements"]):
-                if st.subject_type == SELF and pid not in self.article_of:
+                if st.subject_type == SELF and (pid, st.subject) not in self.self_nodes:
                     continue
                 evidence = Evidence(pid, reading["sentences"][st.sentence], st.subject_text, st.object_text)
                 for relation, s, o, ev in self._facts(pid, st, evidence):
@@ -303,7 +349,7 @@ class _Corpus:
                  for (s, r, o), ev in sorted(found.items())]
         used = {n for f in facts for n in (f.subject, f.object)}
         topics: dict[str, str] = {}
-        for pid, node in sorted(self.article_of.items()):
+        for (pid, _), node in sorted(self.self_nodes.items()):
             if self.passages[pid].topic and node in used:
                 topics.setdefault(node, self.passages[pid].topic)
         return Extraction(facts, {n: self.labels[n] for n in sorted(used)}, topics, self.shared_titles)
@@ -369,6 +415,12 @@ def _apart(name: str, main: str, kinds: set[str], texts: list[str]) -> bool:
             or name[:1].isupper() != main[:1].isupper()  # a common noun is no title: "mirror", "Mirror"
             or plural and ("EVENT" in kinds or " " not in name)  # "Punic Wars", "Odes", "republics"
             or any(_names(text, name) and _names(text, main) for text in texts))  # a text writing both
+
+
+def _years(lifespan: list) -> str:
+    """"1778–1848", "born 1778", "died 1848": what tells apart two people of one name."""
+    born, died = lifespan
+    return f"{born}–{died}" if born and died else f"born {born}" if born else f"died {died}"
 
 
 def _cardinals(name: str) -> list[str]:

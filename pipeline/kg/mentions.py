@@ -4,17 +4,19 @@ Ends of statements are named entities (spaCy NER, typed coarsely, each span wide
 or mentions of the passage's own subject (type `SELF`): the title, the full name its first sentence
 gives (or the name it is "known as"), the surname, and "He"/"She"/"It" right after a sentence about
 the subject; so, right after it, are "the country" and a bare "the capital" in a country's passage.
-A mention keeps how the sentence writes it, so a statement can show both ends in its evidence.
+A mention keeps how the sentence writes it, so a statement can show both ends in its evidence. A chunk
+that runs from one article into the lead of the next (`title_and_body`) is read as two articles.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from pipeline.kg.lexicon import listed_classes
+from pipeline.kg.lexicon import listed_classes, vocabulary
 from pipeline.kg.nlp import lemma
-from pipeline.passages import recover_title
+from pipeline.passages import article_start, recover_title
 
 ENTITY_TYPES = {"PERSON": "PERSON", "NORP": "NORP", "FAC": "PLACE", "GPE": "PLACE", "LOC": "PLACE", "ORG": "ORG",
                 "PRODUCT": "WORK", "EVENT": "EVENT", "WORK_OF_ART": "WORK", "LAW": "WORK", "LANGUAGE": "LANGUAGE",
@@ -62,12 +64,36 @@ class Mention:
     end: int
 
 
-def title_and_body(title: str, text: str) -> tuple[str, str]:
-    """The passage's title (recovered from the text when empty) and the text after a repeated title."""
+class Titled(NamedTuple):
+    """What the reader parses of a passage: its title and its body, and the articles that start inside it."""
+
+    title: str
+    body: str
+    articles: tuple[tuple[int, str], ...] = ()  # (character offset in `body`, title), in order
+
+
+# a sentence's end inside a chunk, not an initial's ("Robert Y. | Hayne")
+_ARTICLE_BREAK = re.compile(r"(?<![\s.][A-Z]\.)(?<=[.!?\"”)]) (?=[A-Z0-9])")
+
+
+def title_and_body(title: str, text: str) -> Titled:
+    """The passage's title (recovered from the text when empty) and the text after a repeated title. A
+    chunk without a title of its own may run from the end of one article into the start of the next
+    ("... England. William Goate William Goate (or Goat) VC (12 January 1836 – ...) was"): the title
+    written before the new article's first sentence is cut from the body, and that article's is kept."""
     if title:
-        return title, text
-    recovered = recover_title(text)
-    return (recovered, text[len(recovered):].lstrip()) if recovered else ("", text)
+        return Titled(title, text)
+    title = recover_title(text)
+    rest = text[len(title):].lstrip() if title else text
+    body, articles, at = "", [], 0
+    for match in _ARTICLE_BREAK.finditer(rest):
+        if match.end() < at or not (start := article_start(rest[match.end():])):
+            continue
+        body += rest[at:match.end()]
+        articles.append((len(body), start))
+        at = match.end() + len(start)
+        at += len(rest[at:]) - len(rest[at:].lstrip())
+    return Titled(title, body + rest[at:], tuple(articles))
 
 
 def bare_title(title: str) -> str:
@@ -87,20 +113,51 @@ def year_value(text: str) -> str | None:
         return f"{int(match.group(1))}th century" + (" BC" if match.group(2) else "")
     return None
 
+@dataclass
+class Article:
+    """One article a passage holds, from its first sentence (a chunk may run from one article into the next)."""
+
+    title: str
+    start: int  # its first token
+    end: int  # the token after its last
+    types: list[str] = field(default_factory=list)  # NER types of the mentions of the article's subject
+    gender: str | None = None  # "he" or "she", the first pronoun that names a person's passage
+    lifespan: tuple[str | None, str | None] = (None, None)  # years of its first sentence's "(1778 – 1848)"
+
+
 class Mentions:
     """What one parsed passage names, token by token: NER's entities (whole names), the passage's own
-    subject by its aliases, and the pronouns and definite descriptions that stand for it."""
+    subject by its aliases, and the pronouns and definite descriptions that stand for it. A passage may
+    hold the starts of other articles (`Titled.articles`); each is read as a passage of its own title from
+    its first sentence on, and `article` is the one being read."""
 
-    def __init__(self, title: str, doc) -> None:
-        self.title, self.doc = title, doc
+    def __init__(self, title: str, doc, articles: tuple[tuple[int, str], ...] = ()) -> None:
+        self.doc = doc
+        starts = {s.start_char: s.start for s in doc.sents}  # an article starts a sentence, or is not read
+        bounds = [(0, title)] + [(starts[at], t) for at, t in articles if starts.get(at)]
+        # where the body joins text that the passage has apart (a title cut between): no evidence across
+        self.joins = [span.start for at, _ in articles if (span := doc.char_span(at, at + 1, alignment_mode="expand"))]
+        self.articles = [Article(t, start, end) for (start, t), (end, _) in zip(bounds, [*bounds[1:], (len(doc), "")])]
+        self.article = self.articles[0]
         self.mentions: dict[int, Mention] = {}  # token index -> mention covering it
-        self.self_types: list[str] = []  # NER types of the mentions of the passage's subject
         self.pronouns: set[int] = set()  # tokens of subject pronouns that name the passage's subject
         self.antecedents: dict[int, int] = {}  # sentence start -> start of the earlier sentence that names it
         self.unnamed: dict[int, tuple[int, Mention]] = {}  # sentence start -> `named` of the one before it
-        self.gender: str | None = None  # "he" or "she", the first pronoun that names a person's passage
         self._mentions()
         self._pronouns()
+
+    @property
+    def title(self) -> str:
+        return self.article.title
+
+    @property
+    def self_types(self) -> list[str]:
+        return self.article.types
+
+    def enter(self, token) -> Article:
+        """Make the article that `token` belongs to the one being read."""
+        self.article = next(a for a in self.articles if a.start <= token.i < a.end)
+        return self.article
 
     def _mentions(self) -> None:
         for ent in self.doc.ents:
@@ -108,14 +165,22 @@ class Mentions:
             if kind:
                 span = _whole_name(ent)
                 name = _normalise(span.text)
+                if _shares_head(span):
+                    continue  # "the American and British Societies of Cinematographers": two names, neither whole
+                if re.fullmatch(r"[IVX]+", span[-1].text) and kind in ("NORP", "ORG", "PLACE"):
+                    kind = "PERSON"  # "Chandragupta I"
                 # "first university statistics department", "Zaporozhian Cossacks as Hetman": no name
                 if name not in _NO_ENTITY and (kind == "DATE" or re.search(r"[A-Z]", name) and " as " not in name):
                     self._add(Mention(name, kind, span.text, span.start, span.end))
         self._full_names()
-        if self.title:
+        for article in self.articles:
+            self.article = article
+            if not article.title:
+                continue
+            span = self.doc[article.start:article.end]
             for alias in sorted(self._aliases(), key=len, reverse=True):
-                for match in re.finditer(rf"(?<!\w){re.escape(alias)}(?!\w)", self.doc.text):
-                    self._alias_at(alias, match.start(), match.end())
+                for match in re.finditer(rf"(?<!\w){re.escape(alias)}(?!\w)", span.text):
+                    self._alias_at(alias, span.start_char + match.start(), span.start_char + match.end())
 
     def _full_names(self) -> None:
         """A one-word person mention that ends a longer person mention of the same passage is that
@@ -141,7 +206,7 @@ class Mentions:
         when that holds the title ("Irwin Allen Ginsberg") or is "known as" the title, then a
         person's surname, or else the title's head noun after "the" ("the Strait" in "Bering Strait")."""
         aliases = {bare_title(self.title)}
-        first = next(iter(self.doc.sents), None)
+        first = next((s for s in self.doc.sents if s.start == self.article.start), None)
         if first is None:
             return aliases
         opening = sorted({m for i, m in self.mentions.items() if first.start <= i < first.start + 3},
@@ -203,28 +268,41 @@ class Mentions:
     def _pronouns(self) -> None:
         """"He", "She" (a person's article) or "It" (any other) as the subject of a sentence whose
         previous sentence has the passage's subject as its subject: "Robert Mugabe was a Zimbabwean
-        politician. [...] He also led the Zimbabwe African National Union". The mention keeps the name
-        that sentence gives, and its statements are evidenced by both sentences (`state`)."""
-        person = "PERSON" in self.self_types
-        named = None  # (start, mention) of the last sentence that names the passage's subject as its subject
-        chain = 0  # sentences since, each with the pronoun as its subject
-        own = None  # the country-like class of the first sentence: "Tajikistan ... is a landlocked country"
+        politician. [...] He also led the Zimbabwe African National Union"; and "the" with the class its
+        first sentence gives a thing, as a later sentence's subject ("Psycho is a 1960 American horror
+        film. [...] The film stars Anthony Perkins"). The mention keeps the name that sentence gives, and
+        its statements are evidenced by the sentences from it on (`state`)."""
         for sentence in self.doc.sents:
+            if sentence.start == self.enter(sentence.root).start:
+                person = "PERSON" in self.self_types
+                named = None  # (start, mention) of the last sentence that names the passage's subject as its subject
+                last = None  # the same, kept across sentences about something else
+                chain = 0  # sentences since, each with the pronoun as its subject
+                own = kind = None  # the (country-like) class of the first sentence: "Tajikistan is a country"
             subject = next((t for t in sentence.root.children if t.dep_ in ("nsubj", "nsubjpass")), None)
             mention = self.mention(subject) if subject is not None else None
             if mention is not None and mention.type == SELF:
                 named, chain = (sentence.start, mention), 0
-                if sentence.start == 0 and lemma(sentence.root) == "be":
+                last = named if subject.i not in self.pronouns else last
+                if sentence.start == self.article.start and lemma(sentence.root) == "be":
                     attr = next((t for t in sentence.root.children if t.dep_ == "attr"), None)
-                    own = lemma(attr) if attr is not None and lemma(attr) in _REALMS else None
+                    kind = lemma(attr) if attr is not None and attr.tag_ in ("NN", "NNS") else None
+                    own = kind if kind in _REALMS else None
+                    # the class decides over NER ("Spirited Away ... is a film", NER's person)
+                    person = kind in vocabulary()["occupations"] or person and kind not in listed_classes()
             elif mention is None and subject is not None and named is not None and chain < MAX_CHAIN \
                     and subject.lower_ in (("he", "she") if person else ("it",)):
                 self.mentions[subject.i] = self._self_at(subject, named)
-                self.gender = self.gender or subject.lower_
+                self.article.gender = self.article.gender or subject.lower_
                 chain += 1
+            elif mention is None and subject is not None and last is not None and not person and kind \
+                    and lemma(subject) == kind and subject.tag_ == "NN" \
+                    and [c.lower_ for c in subject.children] == ["the"]:
+                self.mentions[subject.i] = self._self_at(subject, last)  # "The film stars ..."
+                named, chain = None, 0
             else:
                 # only after the lead sentence: "Kenya borders Uganda. Kampala is the capital of the country"
-                if named is not None and own and not person and named[0] == 0:
+                if named is not None and own and not person and named[0] == self.article.start:
                     self.unnamed[sentence.start] = named
                     # "Dushanbe is the capital and largest city of the country": the country's own class
                     # with "the", in the sentence right after the one naming it, is the country
@@ -260,6 +338,11 @@ class Mentions:
                 end = m.end
         if any(m.start < start or m.end > end for i in range(start, end) if (m := self.mentions.get(i))):
             return  # inside a longer name: "Ankara Province" is not Ankara
+        before = self.doc[start - 1] if start else None
+        if end - start == 1 and before is not None and before.tag_ == "NNP" and before.dep_ == "compound" \
+                and before.head.i == start and before.is_title and before.i not in self.mentions \
+                and before.lower_.rstrip(".") not in _HONORIFICS | listed_classes():
+            return  # a surname after another given name: "Tymofiy Minenko" is not Mark Minenko
         self.self_types.extend(m.type for m in around)  # what NER took the subject for
         self._add(Mention(self.title, SELF, self.doc[start:end].text, start, end))
 
@@ -276,13 +359,17 @@ class Mentions:
         return self.mentions.get(token.i)
 
     def arguments(self, token) -> list[Mention]:
-        """The mentions a dependent names: itself and the conjuncts ("Vienna and Paris")."""
+        """The mentions a dependent names: itself and the conjuncts ("Vienna and Paris"), and those listed
+        with it ("Smuts, along with Louis Botha, ...")."""
         found = []
         alternatives = any(c.dep_ == "cc" and c.lower_ == "or" for c in token.children)  # "The Angara or Angar"
         for t in (token,) if alternatives else (token, *token.conjuncts, *self._nested(token)):
             m = self.mention(t)
             if m is not None and m not in found:
                 found.append(m)
+        if found and not alternatives:
+            found += [m for t in (token, *token.conjuncts) for o in co_listed(t) for m in self.arguments(o)
+                      if m not in found and m.type != "DATE"]
         return found
 
     def _places_in(self, token, prep) -> list[Mention]:
@@ -304,6 +391,22 @@ class Mentions:
                 and (n := self.mention(c)) is not None and n.type == "PERSON" and any(
                     g.dep_ == "conj" and m.start <= g.i < m.end for g in c.children)]
 
+def co_listed(token, plain: bool = False) -> list:
+    """The objects of the prepositions below `token` that list more of what it names or does: "together
+    with", "along with", "alongside", and with `plain` any "with" ("stars Julie Andrews and Christopher
+    Plummer, with Richard Haydn")."""
+    found = []
+    for prep in (c for c in token.children if c.dep_ == "prep"):
+        if prep.lower_ in ("along", "together"):  # "along | with Louis Botha"
+            prep = next((c for c in prep.children if c.dep_ == "prep" and c.lower_ == "with"), prep)
+        elif prep.lower_ == "with" and not plain and not any(
+                c.dep_ == "advmod" and c.lower_ in ("together", "along") for c in prep.children):
+            continue
+        if prep.lower_ in ("with", "alongside"):
+            found += [o for o in prep.children if o.dep_ == "pobj"]
+    return found
+
+
 _REALMS = {"country", "state", "nation", "kingdom", "empire", "republic", "island country", "city-state",
            "microstate", "sultanate", "emirate", "principality", "territory", "province"}
 
@@ -316,6 +419,12 @@ def _normalise(text: str) -> str:
 
 
 _PARTICLES = {"ibn", "bin", "bint", "ben", "al", "van", "von", "de", "da", "di", "del"}
+
+
+# titles written before a name that are no part of it (classes are, too: "President", "King", "Saint" ...)
+_HONORIFICS = {"sir", "dame", "lord", "lady", "mr", "mrs", "ms", "dr", "saint", "st", "father", "brother", "sister",
+               "mother", "reverend", "rev", "captain", "major", "colonel", "lieutenant", "sergeant", "president",
+               "senator", "governor", "count", "countess", "duke", "duchess", "baron", "chief", "uncle", "aunt"}
 
 
 _NAME_JOINERS = _PARTICLES | {"y"}  # "José Ortega y Gasset"
@@ -332,6 +441,16 @@ def _whole_name(ent):
         start -= 2
     if start < ent.start:
         return _whole_name(doc[start:end])
+    # "the Very Rev. Tymofiy | Minenko": a one-word person NER cut from the given name before it (not from a
+    # title: "Rev.", "President"), which would else read as a surname, the passage's own
+    while ent.label_ == "PERSON" and end - start == 1 and start and (t := doc[start - 1]).tag_ == "NNP" \
+            and t.dep_ == "compound" and t.head.i == ent.start and t.is_title and not t.ent_type_ \
+            and not t.text.endswith(".") and t.lower_ not in listed_classes() and t.lower_ not in _HONORIFICS:
+        start -= 1
+    if start < ent.start:
+        return doc[start:end]
+    if (longer := _quoted_or_numbered(ent)) is not None:
+        return _whole_name(longer)
     before = doc[ent.start - 1] if ent.start else None
     if ent.label_ in ("GPE", "LOC") and before is not None and before.ent_type_ == "NORP" and before.tag_ == "NNP" \
             and before.dep_ == "compound" and ent.start <= before.head.i < end:
@@ -350,6 +469,27 @@ def _whole_name(ent):
     while end > ent.start + 1 and doc[end - 1].lower_ in _PREPOSITIONS:
         end -= 1  # "Maharashtra by" (of "in Maharashtra by area"): the name stops before it
     return doc[ent.start:end]
+
+
+def _quoted_or_numbered(ent):
+    """The whole name when NER began inside quotes ('"So | Far From Real"') or left out a regnal number
+    ("Chandragupta | I"), else None."""
+    doc, start, end = ent.doc, ent.start, ent.end
+    if end < len(doc) and doc[end].tag_ == "''" and start and doc[start - 1].tag_ != "``":
+        opening = next((t.i for t in doc[max(start - 4, 0):start] if t.tag_ == "``"), None)
+        if opening is not None and not any(t.is_punct for t in doc[opening + 1:start]):
+            return doc[opening + 1:end]
+    if end < len(doc) and re.fullmatch(r"[IVX]+", doc[end].text) and doc[end].tag_ == "NNP" and ent[-1].is_title:
+        return doc[start:end + 1]
+    return None
+
+
+def _shares_head(span) -> bool:
+    """Does the span begin with a modifier conjoined to one before it, the two sharing a plural head
+    ("American and | British Societies of Cinematographers")?"""
+    first, heads = span[0], [t for t in span if t.head.i < span.start or t.head.i >= span.end]
+    return first.dep_ == "conj" and first.head.i < span.start and first.head.tag_ in ("JJ", "NNP") \
+        and first.i != span.root.i and any(h.tag_ in ("NNS", "NNPS") for h in heads)  # ("Europe and | Balkans")
 
 
 def _opening_names(sentence) -> list[str]:
@@ -375,9 +515,10 @@ def _opening_names(sentence) -> list[str]:
     if indices[0] == sentence.start and indices == list(range(indices[0], indices[-1] + 1)) \
             and all(t.is_title for t in words):
         names.append(sentence.doc[indices[0]:indices[-1] + 1].text)
-    if subject.right_edge.i - sentence.start < 12:  # up to a bracket: "Douglas Reynolds VC (1882 – 1916)"
-        end = next((t.i for t in sentence.doc[sentence.start:subject.right_edge.i + 1] if "(" in t.text),
-                   subject.right_edge.i + 1)
+    # up to a bracket: "Douglas Reynolds VC (1882 – 1916)"
+    end = next((t.i for t in sentence.doc[sentence.start:subject.right_edge.i + 1] if "(" in t.text),
+               subject.right_edge.i + 1)
+    if end - sentence.start <= 12:
         phrase = sentence.doc[sentence.start:end]
         if len(phrase) and not any(t.tag_ == "POS" for t in phrase):  # "Tom Hanks's brother Jim" is not Tom
             names.append(phrase.text.rstrip(" ,"))

@@ -9,10 +9,12 @@ the substrings of that sentence that name both ends. Patterns are lemma paths, i
   sentence "X is/was a [American] poet[, philosopher and writer]"; `also a` for the same said of a
   named entity elsewhere ("Alexis Carrel, a distinguished surgeon and biologist");
 - `bear in` / `die in` with a year, from a lifespan "(June 3, 1926 – April 5, 1997)" after the subject;
+  `alias`, the other names it gives the subject first ("Avicenna (; also Ibn Sīnā or Abu Ali Sina; ...)");
 - `VERB` (direct object), `VERB PREP` (prepositional object) between named entities, the passive
   turned active ("Barry Lyndon was directed by Stanley Kubrick" -> Stanley Kubrick `direct` Barry Lyndon);
   participles and relative clauses take the noun they modify ("a film directed by ..."), verbs in a
-  conjunction share subject and agent ("written, produced and directed by ...");
+  conjunction share subject and agent ("written, produced and directed by ..."), names listed "together
+  with" / "along with" a verb's end share its role, a cast verb's "with" lists more of its cast;
 - `be NOUN PREP` from a copula or apposition ("X is the capital of Y", "X, a city in Y").
 
 Ends are what the passage names (`mentions.py`): named entities or mentions of the passage's own
@@ -34,17 +36,24 @@ from pipeline.kg.mentions import (
     _NAME_JOINERS,
     _NOUN_PREPOSITIONS,
     _PREPOSITIONS,
+    _REALMS,
     _YEAR,
     SELF,
     Mention,
     Mentions,
+    Titled,
     _dated,
+    co_listed,
     year_value,
 )
 from pipeline.kg.nlp import lemma
 
-VERSION = "reading-24"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-29"  # bump when the statements a passage yields change (the cache key)
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
+
+
+# a name as written: up to five capitalised words, "of"/"al"/"ibn" and the like between ("Abu Ali Sina")
+_NAME = r"[A-Z][\w'’.-]*(?: (?:[A-Z][\w'’.-]*|of|the|de|al|ibn|bin|van|von|da|di|y))*(?<! of)(?<! the)"
 
 
 _PLACED = {"locate", "situate", "base"}  # participles that place the noun they follow
@@ -60,6 +69,12 @@ _COLLECTIVE = {"series", "chain", "pair", "cluster", "string", "sequence"}  # "a
 
 
 _LIST_VERBS = {"border", "bound"}  # verbs whose objects come as a list with a direction each
+
+
+_RULERS = {"emperor", "empress", "king", "queen", "sultan", "pharaoh", "caliph", "shah", "khan", "tsar"}
+
+
+_CAST = {"star", "co-star", "feature"}  # verbs whose "with" lists more of their objects
 
 
 _DIRECTIONS = {f"{a}{b}" for a in ("", "north", "south") for b in ("", "east", "west")} - {""}
@@ -78,16 +93,16 @@ class Statement(NamedTuple):
     object_text: str
 
 
-def read_docs(titled: Iterable[tuple[str, str]], docs: Iterable) -> Iterator[dict]:
-    """One reading per (title, body) and its parsed body."""
-    for (title, _), doc in zip(titled, docs):
-        yield _Reader(title, doc).reading()
+def read_docs(titled: Iterable[Titled], docs: Iterable) -> Iterator[dict]:
+    """One reading per titled body (`mentions.title_and_body`) and its parsed body."""
+    for passage, doc in zip(titled, docs):
+        yield _Reader(passage.title, doc, passage.articles).reading()
 
 class _Reader(Mentions):
     """The statements one parsed passage makes (`reading()`), over what it names (`Mentions`)."""
 
-    def __init__(self, title: str, doc) -> None:
-        super().__init__(title, doc)
+    def __init__(self, title: str, doc, articles: tuple[tuple[int, str], ...] = ()) -> None:
+        super().__init__(title, doc, articles)
         self.sentences: list[str] = []
         self.sentence_index: dict[tuple[int, int], int] = {}  # evidence span (tokens) -> index in self.sentences
         self.statements: list[list] = []
@@ -100,16 +115,16 @@ class _Reader(Mentions):
         named = subject.start in self.pronouns or obj.start in self.pronouns
         start = self.antecedents[sentence.start] if named else sentence.start
         text = self.doc[start:sentence.end].text
-        if subject.text not in text or obj.text not in text:
-            return  # a name across a sentence break the parser put inside it: no evidence
+        if subject.text not in text or obj.text not in text or any(start < j < sentence.end for j in self.joins):
+            return  # a name across a sentence break the parser put inside it, or a cut title: no evidence
         index = self.sentence_index.setdefault((start, sentence.end), len(self.sentences))
         if index == len(self.sentences):
             self.sentences.append(text)
         self.statements.append([index, subject.name, subject.type, subject.text, pattern, obj.name, obj.type, obj.text])
 
     def reading(self) -> dict:
-        for number, sentence in enumerate(self.doc.sents):
-            if number == 0 and self.title:
+        for sentence in self.doc.sents:
+            if sentence.start == self.enter(sentence.root).start and self.title:
                 self._definition(sentence)
             for token in sentence:
                 if token.tag_.startswith("VB"):
@@ -119,8 +134,9 @@ class _Reader(Mentions):
             self._fronted(sentence)
             self._named_classes(sentence)
             self._co_mentions(sentence)
-        return {"title": self.title, "sentences": self.sentences, "statements": self.statements,
-                "self_types": sorted(set(self.self_types))}
+        return {"title": self.articles[0].title, "sentences": self.sentences, "statements": self.statements,
+                "articles": [{"title": a.title, "self_types": sorted(set(a.types)), "lifespan": list(a.lifespan)}
+                             for a in self.articles if a.title]}
 
     def _fronted(self, sentence) -> None:
         """Classes of a noun phrase that opens a sentence about the passage's subject: "A journalist and
@@ -153,6 +169,19 @@ class _Reader(Mentions):
             for noun in self._class_run(person.start, sentence.start):
                 if _class_name(noun) in listed_classes():
                     self._classes(person, noun, sentence, "also a", conjuncts=False)
+                    self._realm(person, noun, sentence)
+
+    def _realm(self, person: Mention, noun, sentence) -> None:
+        """"the Gupta emperor Chandragupta I": a ruler's title with a name before it rules the realm of that
+        name, when the passage names it ("the Gupta Empire") and nothing else of that name."""
+        if noun.lower_ not in _RULERS:
+            return
+        for mod in (c for c in noun.children if c.dep_ == "compound" and c.tag_ == "NNP" and c.i == noun.i - 1):
+            realms = {m for m in self.mentions.values() if m.type in ("PLACE", "ORG") and m.name.split()[0] == mod.text
+                      and len(m.name.split()) == 2 and m.name.split()[1].lower() in _REALMS}
+            if len(realms) == 1 and (realm := realms.pop()):
+                self.state(person, f"be {noun.lower_} of", replace(realm, text=mod.text, start=mod.i, end=mod.i + 1),
+                           sentence)
 
     def _class_run(self, end: int, start: int) -> list:
         """The head nouns of the words right before token `end`: lower-case nouns, demonyms and "and"."""
@@ -188,6 +217,7 @@ class _Reader(Mentions):
         if not subjects:
             return
         self._lifespan(subjects[0], sentence)
+        self._other_names(subjects[0], sentence)
         # "Willem Barentsz, anglicized as William Barents, was a Dutch navigator": the parser's root is
         # the participle, the copula its conjunct
         copula = root if lemma(root) == "be" else None if root.tag_ != "VBN" else next((
@@ -256,12 +286,31 @@ class _Reader(Mentions):
         hyphen = any(0 <= j < len(self.doc) and self.doc[j].text == "-" for j in (token.i - 1, token.i + 1))
         if m is None and hyphen and token.text in vocabulary()["demonyms"]:
             return Mention(token.text, "NORP", token.text, token.i, token.i + 1)
+        if m is not None and m.type == "LANGUAGE" and m.name in vocabulary()["demonyms"] and token.dep_ == "amod":
+            return replace(m, type="NORP")  # "an English recipient": NER may take the demonym for the language
         return m if m is not None and m.type == "NORP" else None
+
+    def _other_names(self, subject: Mention, sentence) -> None:
+        """`alias`: the other names a definition gives its subject before saying what it is, in brackets
+        ("Avicenna (; also Ibn Sīnā or Abu Ali Sina; ...)", "William Goate (or Goat) VC") or "also known as"."""
+        if sentence.root.i <= subject.end:
+            return
+        phrase = self.doc[subject.end:sentence.root.i].text
+        said = [part for bracket in re.findall(r"\(([^()]*)\)", phrase) for part in bracket.split(";")
+                if re.match(r"\s*(?:also|or)\s", part)]
+        said += re.findall(r"\b(?:also|better|commonly|otherwise) (?:known as|called) ([^,;()]+)", phrase)
+        for part in said:
+            for name in re.split(r",\s*|\s+or\s+", re.sub(r"^\s*(?:also|or)\s+", "", part).strip()):
+                if re.fullmatch(_NAME, name) and name != subject.text:
+                    self.state(subject, "alias", Mention(name, "PERSON" if "PERSON" in self.self_types else "ORG",
+                                                         name, -1, -1), sentence)
 
     def _lifespan(self, subject: Mention, sentence) -> None:
         """Years of "(June 3, 1926 – April 5, 1997)", "(born 1951)", "(c. 470 – 399 BC)" right after the subject."""
         after = self.doc[subject.end:sentence.end].text
         match = re.match(r"\s*\(([^()]*)\)", after)
+        if match and not (_dated(match.group(0)) or re.search(r"\b(?:born|died|d\.)\s", match.group(1))):
+            match = None  # "William Goate (or Goat) VC (12 January 1836 – 24 October 1901)": a name first
         if not match and sentence.root.i > subject.end and "PERSON" in self.self_types:
             # "Jayavarman VII, known posthumously as Mahaparamasaugata (1122–1218), was king" (but "Volgograd,
             # formerly Tsaritsyn (1589–1925)": a place's former name)
@@ -282,6 +331,7 @@ class _Reader(Mentions):
         if born_value and died_value and died_value.endswith("BC") and born_value.isdigit() \
                 and int(born_value) >= int(died_value.split()[0]):
             born_value += " BC"  # "470 – 399 BC": both before Christ
+        self.article.lifespan = (born_value, died_value)
         for pattern, text, value in (("bear in", born, born_value), ("die in", died, died_value)):
             if value:
                 written = re.sub(r"\s*(BC|BCE|AD|CE)$", "", text.strip())
@@ -296,6 +346,17 @@ class _Reader(Mentions):
         passive = _is_passive(verb)
         subjects = self._subjects(verb)
         objects = [m for c in verb.children if c.dep_ == "dobj" for m in self.arguments(c)]
+        # those listed with the verb's own ends: more of the cast after "with" ("stars A and B, with C"),
+        # else more of who did it ("produced by Milton Bradley together with Games Workshop")
+        cast = verb_lemma in _CAST and bool(objects)
+        listing = (verb, *(t for c in verb.children if c.dep_ == "dobj" for t in (c, *c.conjuncts))) if cast \
+            else (verb,)
+        partners = [m for t in listing for o in co_listed(t, plain=cast) for m in self.arguments(o)
+                    if m.type != "DATE"]
+        if cast:
+            objects += [m for m in partners if m not in objects]
+        elif not passive and subjects:
+            subjects += [m for m in partners if m not in subjects]
         # "was awarded the 1983 Nobel Prize": the subject received it; another passive's object is no patient
         pattern = "receive" if passive and verb_lemma in _GIVING else None if passive else verb_lemma
         for obj in objects if pattern else ():
@@ -307,6 +368,7 @@ class _Reader(Mentions):
         if verb_lemma == "name" and passive:
             self._in_honour(verb, sentence)
         agents = self._agents(verb) if passive else []
+        agents += [m for m in partners if agents and m not in agents]
         if verb_lemma in _LIST_VERBS and (agents or objects):  # "bordered by A and B to the north, C to the west"
             agents += [m for m in self._listed_places(verb) if m not in agents and m not in objects]
         for agent in agents:  # read actively: "directed by K" -> K direct X
@@ -317,9 +379,9 @@ class _Reader(Mentions):
         """"The Bering Strait, the Bering Sea, Bering Island ... were all named in his honor", right after a
         sentence naming the person of the passage: each is named after that person."""
         named = self.unnamed.get(sentence.start)
-        if named is None or self.gender is None or self._others_named(sentence.start, sentence.end):
+        if named is None or self.article.gender is None or self._others_named(sentence.start, sentence.end):
             return
-        him, his = ("him", "his") if self.gender == "he" else ("her", "her")  # the passage's own pronouns
+        him, his = ("him", "his") if self.article.gender == "he" else ("her", "her")  # the passage's own pronouns
         for pobj in (o for p in verb.children if p.dep_ == "prep" and p.lower_ in ("in", "after", "for")
                      for o in p.children if o.dep_ == "pobj"):
             if pobj.lower_ == him or lemma(pobj) in ("honor", "honour", "memory") and any(
@@ -337,9 +399,21 @@ class _Reader(Mentions):
         """`VERB PREP` statements; "X founded Y in 1850" dates Y, as "Y was founded in 1850" does, and not X."""
         # "HSBC opened its second branch in 2005": a year of a verb with an object dates the object only
         takes_object = bool(objects) or any(c.dep_ == "dobj" for c in verb.children)
-        for child in verb.children:
-            if child.dep_ in ("prep", "dative") and child.lower_ in _PREPOSITIONS and child.lower_ != "by":
+        # "Rosmini College was founded in 1962, and St Joseph's in 1894": what follows a name joined to the verb
+        # belongs to a clause without its verb; "founded in 1983 and 1991 respectively" pairs what we don't
+        gap = next((c.i for c in verb.children if c.dep_ == "conj" and c.tag_ in ("NN", "NNS", "NNP", "NNPS")),
+                   len(self.doc))
+        paired = any(c.lower_ == "respectively" for c in verb.subtree)
+        # "studied at the College of Saint Joseph ..., and then at the Séminaire de Rimouski": a preposition
+        # may be a conjunct of the verb or of another preposition
+        preps = [c for c in verb.children if c.i < gap and (c.dep_ in ("prep", "dative") or c.dep_ == "conj"
+                                                             and c.tag_ == "IN")]
+        preps += [c for p in preps for c in p.conjuncts if c.tag_ == "IN" and c not in preps]
+        for child in preps:
+            if child.lower_ in _PREPOSITIONS and child.lower_ != "by":
                 for obj in (m for c in child.children if c.dep_ == "pobj" for m in self._objects(c)):
+                    if obj.type == "DATE" and paired:
+                        continue
                     for subject in objects if obj.type == "DATE" and takes_object else subjects:
                         self.state(subject, f"{verb_lemma} {child.lower_}", obj, sentence)
 
@@ -390,9 +464,16 @@ class _Reader(Mentions):
             if verb.dep_ == "acl" and lemma(verb) in _PLACED and head.dep_ == "pobj" and head.tag_ == "NNP" \
                     and head.head.lower_ == "of" and head.head.head.tag_ in ("NN", "NNS"):
                 head = head.head.head  # "a territory of the United States located in the South Pacific": the territory
-            return self._noun_entity(head)
+            if (m := self.mention(head)) is None:
+                return self._noun_entity(head)
+            # a clause on a name is about that name, not those listed with it ("Yoshinkan Aikido, founded by
+            # Gozo Shioda in 1955, and Shodokan Aikido, founded by ..."), and "which" is said of no person
+            which = any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ == "which" for c in verb.children)
+            return [] if which and m.type == "PERSON" else [m]
         if verb.dep_ == "conj" and verb.head.tag_.startswith("VB"):
             return self._subjects(verb.head)
+        if verb.dep_ == "advcl" and verb.tag_ == "VBG" and verb.head.tag_.startswith("VB"):
+            return self._subjects(verb.head)  # "directed by Gene Kelly and Stanley Donen, starring Kelly, ..."
         if verb.dep_ in ("xcomp", "advcl") and verb.head.tag_.startswith("VB") and any(
                 c.dep_ == "aux" and c.lower_ == "to" for c in verb.children) and not any(
                 c.dep_ == "dobj" for c in verb.head.children):  # "ordered Konev to defend Moscow": Konev defends

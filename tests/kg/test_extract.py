@@ -341,3 +341,40 @@ def test_judging_tools_name_a_missing_file_in_one_line(module, argv, monkeypatch
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert "/nope/" in err.strip().splitlines()[-1] and "no such file" in err and "Traceback" not in err
+
+
+def test_one_node_per_entity_and_never_two_in_one(tmp_path):
+    # ComLQ-style chunks (titles empty, repeated at the start): two princesses of one name with other lifespans
+    # are two nodes; a lead's "also Ibn Sīnā" is Avicenna's name wherever it is written; a chunk that runs into
+    # the next article's lead gives that article its node
+    passages = {
+        "e1": Passage("e1", "", "Esma Sultan Esma Sultan (14 March 1726 – 13 August 1788) was an Ottoman princess, "
+                      "the daughter of Sultan Ahmed III."),
+        "e2": Passage("e2", "", "Esma Sultan Esma Sultan (17 July 1778 – 4 June 1848) was an Ottoman princess, the "
+                      "daughter of Sultan Abdul Hamid I."),
+        "a1": Passage("a1", "", "Avicenna Avicenna (; also Ibn Sīnā or Abu Ali Sina; ; – June 1037) was a Persian "
+                      "polymath."),
+        "a2": Passage("a2", "", "The Book of Healing The Book of Healing is a scientific and philosophical "
+                      "encyclopedia written by Ibn Sīnā."),
+        "a3": Passage("a3", "", "The Canon of Medicine The Canon of Medicine is an encyclopedia of medicine written "
+                      "by Avicenna."),
+        "g1": Passage("g1", "", "Goat was buried in Highland Road Cemetery. His Victoria Cross is displayed in the "
+                      "Regimental Museum at Derby Museum, England. William Goate William Goate (or Goat) VC (12 "
+                      "January 1836 – 24 October 1901) was an English recipient of the Victoria Cross."),
+        "f1": Passage("f1", "", "Frederick Grace Frederick \"Fred\" Grace (29 February 1884 – 23 July 1964) was a "
+                      "lightweight boxer."),
+        "m1": Passage("m1", "", "Mark Minenko Mark Minenko (born March 29, 1957) is a former politician in Manitoba, "
+                      "Canada. Minenko's father was the Very Rev. Tymofiy Minenko, a Ukrainian-born priest in the "
+                      "Ukrainian Orthodox Church."),
+    }
+    extraction = extract(passages, ReadingCache(tmp_path), min_facts=1)
+    facts = labelled(extraction)
+    assert {("Esma Sultan (1726–1788)", "born_in_century", "18th century"),
+            ("Esma Sultan (1778–1848)", "died_in_century", "19th century")} <= facts
+    assert not {f for f in facts if f[0] == "Esma Sultan"}  # neither is the other
+    wrote = {f.subject for f in extraction.facts if f.relation == "wrote"}
+    assert wrote == {"article:Avicenna"}, wrote  # one answer, not Avicenna and Ibn Sīnā
+    assert {("William Goate", "nationality", "English"), ("William Goate", "born_in_century", "19th century"),
+            ("Frederick Grace", "occupation", "boxer"), ("Mark Minenko", "occupation", "politician")} <= facts
+    assert not {f for f in facts if f[0] in ("Frederick", "Mark Minenko") and f[2] in ("boxer", "priest")}
+    assert not {f for f in facts if "Goate William" in f[0] + f[2]}
