@@ -1,8 +1,10 @@
-"""Audit ComLQ dev's qrels by pooled judging: draw the sample readers judge.
+"""Audit a BEIR benchmark's qrels by pooled judging (ComLQ dev first): draw the sample readers judge.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/comlq_audit.py draw [--beir ../shared/data/comlq] \
         [--seed 20261205] [--per-type 4] [--per-negation-type 8] [--k 10] --out packets.jsonl
     PYTHONPATH=$PWD .venv/bin/python benchmarks/comlq_audit.py apply SHEET... --out AUDITED_BEIR
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/comlq_audit.py draw --beir RUN/export/beir --split test \
+        --items RUN/items.jsonl --per-type 2 --per-negation-type 2 --out packets.jsonl   # a run's own export
 
 Draws a stratified sample of ComLQ dev: `--per-type` queries of each positive type and
 `--per-negation-type` of each negation type (2in 3in inp pin pni), twice as many by default. For
@@ -77,6 +79,10 @@ def draw(args: argparse.Namespace) -> None:
             record = json.loads(line)
             raw[str(record["_id"])] = record
     texts = dict(zip(data.corpus.ids, data.corpus.texts))
+    if args.items:  # a run's own export: its queries carry no answers, its items do
+        for line in open(args.items, encoding="utf-8"):
+            item = json.loads(line)
+            raw.setdefault(item["id"], {})["answer"] = item["answers"]
     chosen = stratified(data, args.per_type, args.per_negation_type, args.seed)
     pooled = pools(data, chosen, args.k, tuple(args.retrievers.split(",")))
     by_id = {q.id: q for q in data.queries}
@@ -93,7 +99,7 @@ def draw(args: argparse.Namespace) -> None:
             }, ensure_ascii=False) + "\n")
     unlabelled = sum(1 for q in chosen for p in pooled[q] if p not in data.qrels.get(q, {}))
     print(f"{len(chosen)} queries; {sum(len(pooled[q]) for q in chosen)} pooled passages, {unlabelled} without a "
-          f"ComLQ label; wrote {args.out}")
+          f"label; wrote {args.out}")
 
 
 def apply(args: argparse.Namespace) -> None:
@@ -123,7 +129,7 @@ def apply(args: argparse.Namespace) -> None:
             out.write(json.dumps({k: r.get(k) for k in keep}, ensure_ascii=False) + "\n")
     overall = result.report["overall"]
     print(f"{len(queries)} queries, {overall['judged']} passages decided: {overall['missed_relevant']} relevant "
-          f"passages without a ComLQ label, {overall['gold_judged_nonrelevant']} gold passages not relevant; "
+          f"passages without a label, {overall['gold_judged_nonrelevant']} gold passages not relevant; "
           f"kept {args.fixture}")
 
 
@@ -138,6 +144,7 @@ def main() -> None:
     d.add_argument("--per-negation-type", type=int, default=8)
     d.add_argument("--k", type=int, default=10)
     d.add_argument("--retrievers", default="bm25,dense")
+    d.add_argument("--items", help="the run's items.jsonl, for the answers of an export's queries")
     d.add_argument("--out", required=True)
     a = sub.add_parser("apply", help="reader sheets -> audited qrels, audit.json, and the sheet kept in the repo")
     a.add_argument("sheets", nargs="+")
