@@ -125,7 +125,7 @@ def apply(args: argparse.Namespace) -> None:
             "note")
     Path(args.fixture).parent.mkdir(parents=True, exist_ok=True)
     with open(args.fixture, "w", encoding="utf-8") as out:
-        for r in sorted(records, key=lambda r: (int(r["query_id"]), r["passage_id"], r["reader"])):
+        for r in sorted(records, key=lambda r: (str(r["query_id"]).zfill(12), r["passage_id"], r["reader"])):
             out.write(json.dumps({k: r.get(k) for k in keep}, ensure_ascii=False) + "\n")
     overall = result.report["overall"]
     print(f"{len(queries)} queries, {overall['judged']} passages decided: {overall['missed_relevant']} relevant "

@@ -32,6 +32,7 @@ from pipeline.kg.query import Plan, Step, traversal
 from pipeline.kg.sample import Grounding
 
 DATES = ("value:century:", "value:decade:")  # date nodes: a broad condition
+UNNAMED = "named:"  # a possible missed answer named in passing, which no node stands for
 # relations an entity has one value of: a stated other value contrasts with the condition's
 ONE_VALUED = frozenset({"born_in", "died_in", "born_in_century", "died_in_century", "born_in_decade",
                         "died_in_decade", "founded_in_century", "published_in_decade", "took_place_in_century"})
@@ -44,6 +45,8 @@ class MissedAnswers:
         self._strict: dict[tuple[str, str], frozenset[str]] = {}  # (node, relation) -> passages stating it may
         self.checked = 0  # candidate entities read, for stats.json
         self._classes = frozenset(n for n in self.kg.labels if n.startswith("value:class:"))
+        self.people = frozenset(self.kg.subjects.get("occupation", ())) | frozenset(
+            self.kg.subjects.get("nationality", ()))
 
     def find(self, grounding: Grounding, noun: str | None, question: str) -> dict[str, tuple[str, ...]]:
         """Possible missed answers (entity -> the passages that may state it) of a grounding whose answers
@@ -70,7 +73,10 @@ class MissedAnswers:
         # names the answers' class
         found = {p for p in found if self.check.titles.get(p) or self.check.entity_of.get(p, p) in self.kg.labels
                  or p in class_named}
-        return self._entities(grounding, steps, found, cls)
+        missed = self._entities(grounding, steps, found, cls)
+        for name, pids in self._named_members(grounding, steps, loose).items():
+            missed.setdefault(name, pids)
+        return missed
 
     def _entities(self, grounding: Grounding, steps: list[Step], found: set[str],
                   cls: str | None) -> dict[str, tuple[str, ...]]:
@@ -87,6 +93,30 @@ class MissedAnswers:
                     grounding, steps, entity):
                 missed.setdefault(entity, []).append(pid)
         return {e: tuple(ps) for e, ps in missed.items()}
+
+    def _named_members(self, grounding: Grounding, steps: list[Step],
+                       meeting: frozenset[str]) -> dict[str, tuple[str, ...]]:
+        """People a passage names in passing with a broad condition's value, in a passage naming every
+        condition: after a demonym and a few class words ("Swiss hotelier César Ritz", "the French zoologist
+        Étienne Geoffroy Saint-Hilaire") or before a lifespan in a date's years ("Daniel Hiester
+        (1774–1834)"). A name that is an answer, an anchor or excluded by the NOT is none."""
+        if not grounding.answers & self.people:
+            return {}
+        skip = set().union(*(self.check.names.get(n, set()) for n in grounding.answers
+                             | self._excluded(grounding.plan, grounding) | set(grounding.anchors.values())))
+        found: dict[str, list[str]] = {}
+        for st in steps:
+            for anchor in self._below(grounding, st):
+                if not anchor.startswith(("value:nationality:", *DATES)):
+                    continue
+                for index, where in self.check._naming(anchor).items():
+                    pid = self.check.sentences[index][0]
+                    if pid not in meeting or pid in grounding.evidence or pid in grounding.violating:
+                        continue
+                    for name in self.check.names_beside(index, where, anchor):
+                        if name not in skip:
+                            found.setdefault(" ".join(name), []).append(pid)
+        return {f"{UNNAMED}{name}": tuple(sorted(set(pids))) for name, pids in found.items()}
 
     def _contrasts(self, grounding: Grounding, steps: list[Step], entity: str) -> bool:
         """Does the graph state another value of a one-valued relation of a plain condition for the entity (a

@@ -34,16 +34,13 @@ from typing import NamedTuple
 
 from pipeline.kg.graph import KnowledgeGraph
 from pipeline.kg.index import CorpusIndex, _date_names, _is_class
-from pipeline.kg.lexicon import broader, spelled
+from pipeline.kg.lexicon import broader, overlaps, spelled
 from pipeline.kg.query import Plan, plan_for, project, traversal
 from pipeline.records import Passage
 
 WEAK = frozenset({"mentions", "mentioned_in", "topic", "topic_of"})  # links that say nothing of a kind
-
-
 CLASS_RELATIONS = frozenset({"occupation", "instance_of"})  # to a class: the set reached is one of classes
-
-
+TRANSITIVE = frozenset({"located_in", "part_of"})  # containment: a place inside another is in it too
 LOOSE = 3  # a bridge of at most this many of one named entity's neighbours may hold members the graph lacks
 
 
@@ -321,12 +318,39 @@ class CorpusCheck(CorpusIndex):
             met = {m for m in certain - maybe if any(self.meets_negation(m, kg.inverses[forward], a)
                                                      for a in sorted(below.possible))}
             # open world: a member passes the NOT only where the graph states a value of the relation for it
-            # (another nationality, a birth decade outside); silence says nothing ("poets that are not
-            # American" must not keep a poet whose nationality was never read)
-            silent = {m for m in certain - maybe - met if not kg.neighbours(m, kg.inverses[forward])}
+            # that contrasts with every negated one (another nationality, a birth decade outside); silence
+            # says nothing ("poets that are not American" must not keep a poet whose nationality was never
+            # read), nor does a value that may hold the negated one ("British" for "not English", "writer"
+            # for "never a poet", a place inside the negated one)
+            silent = {m for m in certain - maybe - met
+                      if not self._contrasts(kg.neighbours(m, kg.inverses[forward]), below.possible, forward)}
             certain = certain - maybe - met - silent
             reason = reason or (NEGATION_UNSTATED if silent else None)
         return Bounds(certain, graph, possible, reason)
+
+    def _contrasts(self, values: Iterable[str], negated: Iterable[str], forward: str) -> bool:
+        """Do the stated `values` (some) rule out every `negated` one? Not where one may hold the other."""
+        values = list(values)
+        if not values:
+            return False
+        backward, label = self.kg.inverses[forward], self.kg.labels.get
+        for v in values:
+            for w in negated:
+                a, b = label(v, v), label(w, w)
+                # (without classes.yaml's classes, as `without_classes` counts what the table costs)
+                if (overlaps(a, b) if self.use_classes or a[:1].isupper() else a == b) or backward in TRANSITIVE and (
+                        self._inside(v, w, backward) or self._inside(w, v, backward)):
+                    return False
+        return True
+
+    def _inside(self, part: str, whole: str, relation: str, depth: int = 4) -> bool:
+        """Does the graph reach `whole` from `part` along a containment relation (Paris -> France)?"""
+        frontier = {part}
+        for _ in range(depth):
+            frontier = {n for f in frontier for n in self.kg.neighbours(f, relation)}
+            if whole in frontier:
+                return True
+        return False
 
     def _class_reason(self, plan: Plan, node: str, anchors: dict[str, str], relations: dict[int, str],
                       sets: dict[str, set[str]]) -> str | None:

@@ -44,14 +44,12 @@ from functools import cache
 from pipeline.kg.cache import ReadingCache, read_passages
 from pipeline.kg.facts import Evidence, Extraction, Fact
 from pipeline.kg.index import tokens
-from pipeline.kg.lexicon import CLASS_LISTS, spelled, vocabulary
+from pipeline.kg.lexicon import CLASS_LISTS, PERSON_NOUN, spelled, vocabulary
 from pipeline.kg.mentions import SELF, bare_title
 from pipeline.kg.reading import Statement
 from pipeline.records import Passage
 
 CLASS_RELATIONS = {"PERSON": "occupation"}  # the class relation of a type; every other type: instance_of
-# An occupation the lists miss still reads like one: "occultist", "magician", "bodybuilder".
-_PERSON_NOUN = re.compile(r"(?:ist|er|or|ian|man|woman|ess|ant|ent|ee|arch|ain)$")
 # "South Africa" (a country) and "Southern Africa" (a region) are two places: names differing in one
 # of these words are not merged, though the corpus check reads them alike
 _CARDINAL = frozenset("north south east west northern southern eastern western".split())
@@ -382,7 +380,7 @@ class _Corpus:
         else's class is an occupation ("Ancestral Puebloans ... were an ancient culture")."""
         if relation == "occupation":
             return self.class_types.get(cls) == "PERSON" or (
-                cls not in self.class_types and bool(_PERSON_NOUN.search(cls)))
+                cls not in self.class_types and bool(PERSON_NOUN.search(cls)))
         return self.class_types.get(cls) != "PERSON"
 
     def _relations(self, pid: str, s: str, st: Statement,

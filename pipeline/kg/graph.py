@@ -115,7 +115,9 @@ def _definite(evidence: dict[tuple[str, str, str], tuple[Evidence, ...]], labels
             own = not re.search(r"\bof\b", before)
             written = (name != e.subject_mention and own) or _THE.search(e.sentence[:at]) is not None
             the[s] += written and name[:1].isupper()
-    return frozenset(n for n, count in the.items() if not re.match(r"(?:the|an?) ", labels.get(n, "the ").lower()) and (
+    # (a value is no name: "the people that are the Swiss" reads wrong)
+    return frozenset(n for n, count in the.items() if not n.startswith("value:")
+                     and not re.match(r"(?:the|an?) ", labels.get(n, "the ").lower()) and (
         2 * count > seen[n] and labels[n][:1].isupper() or _PRIZE.search(labels[n])))  # "the 1988 Nobel Prize"
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from pipeline.kg.graph import KnowledgeGraph
-from pipeline.kg.lexicon import classes, narrower, vocabulary
+from pipeline.kg.lexicon import PERSON_NOUN, class_lexicon, classes, listed_classes, narrower, vocabulary
 from pipeline.kg.mentions import bare_title, title_and_body
 from pipeline.records import Passage
 
@@ -154,6 +154,7 @@ class CorpusIndex:
         self._name_parts: frozenset[tuple[str, ...]] = frozenset()  # see _unknown_names
         self._by_name: dict[tuple[str, ...], frozenset[str]] = {}  # see _nodes_named
         self._sentences_of: dict[str, frozenset[int]] = {}  # see _read_for
+        self._class_phrases: frozenset[str] = frozenset()  # see _class_words
         # caches that depend on use_classes
         self._names_of: dict[str, frozenset[tuple[str, ...]]] = {}  # node -> _all_names
         self._named: dict[str, dict[int, list[int]]] = {}  # node -> sentence -> where it names the node
@@ -359,6 +360,51 @@ class CorpusIndex:
                     by_name[name].add(node)
             self._by_name = {name: frozenset(nodes) for name, nodes in by_name.items()}
         return self._by_name
+
+    def names_beside(self, index: int, where: list[int], node: str) -> list[tuple[str, ...]]:
+        """The names the sentence gives right beside its mentions (at `where`) of a value node: after a
+        demonym and one to three words of a listed class ("Swiss hotelier César Ritz", "Belgian
+        cryptographers Vincent Rijmen and Joan Daemen"), or before a year of a date that opens a lifespan
+        ("Daniel Hiester (1774–1834)"). Names of two or more capitalised words; a list's names all count."""
+        words, shape = self.sentences[index][1], self.shapes[index]
+        if shape is None:
+            return []
+        def run(k: int) -> int:  # the end of the capitalised run from k
+            end = k
+            while end < len(words) and shape.capital[end] and words[end].isalpha() and (end == k or shape.joined[end]):
+                end += 1
+            return end
+
+        found = []
+        years = node.startswith(("value:century:", "value:decade:"))
+        for k in where:
+            if years:  # "Name Surname (1774–1834)": the run ends right before the year, a second year follows
+                start = k
+                while start > 0 and shape.capital[start - 1] and words[start - 1].isalpha():
+                    start -= 1
+                if k - start >= 2 and k + 1 < len(words) and words[k + 1].isdigit() and run(start) == k:
+                    found.append(words[start:k])
+                continue
+            size = max((len(n) for n in self.names.get(node, ()) if words[k:k + len(n)] == n), default=1)
+            j = k + size
+            lower = j
+            while lower < len(words) and lower - j < 3 and not shape.capital[lower] and words[lower].isalpha():
+                lower += 1
+            phrase = " ".join(words[j:lower])
+            if lower == j or phrase not in self._class_words() and not PERSON_NOUN.search(phrase):
+                continue
+            while lower < len(words) and (end := run(lower)) - lower >= 2:  # "A B and C D"
+                found.append(words[lower:end])
+                lower = end + 1 if end < len(words) and words[end] == "and" else len(words)
+        return found
+
+    def _class_words(self) -> frozenset[str]:
+        """Class phrases as tokens give them ("cryptographer"): the extractor's lists and the class lexicon
+        (and, in `names_beside`, any word that reads like an occupation: "hotelier")."""
+        if not self._class_phrases:
+            phrases = set(listed_classes()) | set(class_lexicon())
+            self._class_phrases = frozenset(" ".join(tokens(p)) for p in phrases)
+        return self._class_phrases
 
     def _unknown_names(self, index: int) -> list[tuple[int, tuple[str, ...]]]:
         """(position, words) of each run of capitalised words in the sentence, but its opening one, that is

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from functools import cache
@@ -23,6 +24,10 @@ from pipeline.resources import package_data
 # the class lists of vocabulary.yaml, each naming the node type its members get
 CLASS_LISTS = (("PERSON", "occupations"), ("PLACE", "place_classes"), ("WORK", "work_classes"),
                ("ORG", "org_classes"), ("EVENT", "event_classes"), ("OTHER", "other_classes"))
+
+
+# A class noun the lists miss still reads like an occupation: "occultist", "magician", "hotelier".
+PERSON_NOUN = re.compile(r"(?:ist|er|or|ian|man|woman|ess|ant|ent|ee|arch|ain)$")
 
 
 @cache
@@ -215,6 +220,28 @@ def broader(cls: str) -> frozenset[str]:
 def synonyms(cls: str) -> frozenset[str]:
     """The classes that contain `cls` and that it contains (filmmaker and film director; author and writer)."""
     return narrower(cls) & broader(cls)
+
+
+@cache
+def _nationality_groups() -> dict[str, frozenset[str]]:
+    """classes.yaml `nationalities`, both ways: a nationality -> the ones that hold it or that it holds."""
+    groups: dict[str, set[str]] = defaultdict(set)
+    for wide, narrow in classes().get("nationalities", {}).items():
+        for n in narrow:
+            groups[wide].add(n)
+            groups[n].add(wide)
+    return {k: frozenset(v) for k, v in groups.items()}
+
+
+def overlaps(a: str, b: str) -> bool:
+    """May one entity be both `a` and `b`: the same value, a class holding the other ("writer" and "poet"),
+    or nationalities one of which holds the other ("British" and "English", "Soviet" and "Russian")?"""
+    if a == b or b in _nationality_groups().get(a, ()):
+        return True
+    if a[:1].isupper() or b[:1].isupper():  # nationalities and other names: only the table joins them
+        return False
+    a, b = spelled(a), spelled(b)
+    return a == b or b in narrower(a) or a in narrower(b)
 
 
 def spelled(phrase: str) -> str:

@@ -251,9 +251,11 @@ class Verbalizer:
         "... that one of the cellists held")."""
         if self.plan.is_anchor(step.child):
             return self.kg.named(self.g.anchors[step.child]), False, False, False
-        many = self._many(step.child)
-        whole = many and self._generic(step.child)
-        return ("" if whole else "the ") + self.np(step.child, inner=True), True, many, whole
+        # a whole class is plural whatever the corpus holds of it: "the nationalities of futurists", never
+        # "of the futurist", which reads as someone the reader should know
+        whole = self._generic(step.child)
+        many = whole or self._many(step.child)
+        return ("" if whole else "the ") + self.np(step.child, many=many, inner=True), True, many, whole
 
     def np(self, node: str, many: bool | None = None, inner: bool = False) -> str:
         """A noun phrase without article for the node's set, in its number (or `many`'s);

@@ -23,6 +23,8 @@ def check(texts: dict[str, str], facts: list[tuple[str, str, str, str]], untitle
             return f"value:class:{name}"
         if relation.endswith(("_century", "_decade")):
             return f"value:{relation.rsplit('_', 1)[1]}:{name}"
+        if relation == "nationality":
+            return f"value:nationality:{name}"
         return name
 
     passages = {pid: Passage(pid, "" if pid in untitled else pid, text) for pid, text in texts.items()}
@@ -154,3 +156,33 @@ def test_a_chunk_opening_with_its_title_is_its_article():
     labels = {"article:Mathew Hale (bishop)": "Mathew Hale", "value:century:19th century": "19th century"}
     checker = CorpusCheck(build_graph([fact], labels, builtin_inverses()), passages)
     assert checker.entity_of["15089"] == "article:Mathew Hale (bishop)" and checker.entity_of["15090"] == "15090"
+
+
+SWISS = {
+    "Le Corbusier": "Le Corbusier was a Swiss architect and painter.",
+    "Hotel Ritz": "The Hotel Ritz in Paris was founded by the Swiss hotelier César Ritz and opened in 1898.",
+    "Swiss Alps": "The Swiss Confederation holds most of the Alps; Swiss German is spoken there.",
+    "Hiester": "in the assembly. Daniel Hiester (1774–1834) was an American political leader.",
+}
+
+
+def test_people_named_in_passing_with_a_broad_value_are_possible_missed_answers():
+    # "Which Swiss people ...": the graph read Le Corbusier only; a hotel's passage names "Swiss hotelier
+    # César Ritz" (a demonym, a class word, a name), while "Swiss Confederation" and "Swiss German" name no one
+    checker = check(SWISS, [
+        ("Le Corbusier", "nationality", "Swiss", "Le Corbusier"),
+        ("Le Corbusier", "occupation", "architect", "Le Corbusier"),
+        ("Hotel Ritz", "located_in", "Paris", "Hotel Ritz"),  # a place: no person of the question
+        ("Swiss Alps", "located_in", "Switzerland", "Swiss Alps")])
+    g = grounding(checker, "1p", {"?x": "value:nationality:Swiss"}, {0: "nationality_of"}, ("Le Corbusier",))
+    assert g.answers == {"Le Corbusier"}
+    assert MissedAnswers(checker).find(g, None, "") == {"named:cesar ritz": ("Hotel Ritz",)}
+
+
+def test_a_name_before_a_lifespan_in_the_decade_is_a_possible_missed_answer():
+    # "people born in the 1770s": a chunk from the middle of an article opens another's lead
+    checker = check(SWISS, [
+        ("Le Corbusier", "born_in_decade", "1770s", "Le Corbusier"),
+        ("Le Corbusier", "occupation", "architect", "Le Corbusier")], untitled=("Hiester",))
+    g = grounding(checker, "1p", {"?x": "value:decade:1770s"}, {0: "birth_decade_of"}, ("Le Corbusier",))
+    assert MissedAnswers(checker).find(g, None, "") == {"named:daniel hiester": ("Hiester",)}

@@ -535,3 +535,21 @@ def test_a_negation_passes_only_a_stated_other_value(with_kerouac):
     assert sets[plan.target] == ({"Yves Bonnefoy", "Jack Kerouac"} if with_kerouac else {"Yves Bonnefoy"})
     expected = "negation_unstated" if with_kerouac else None
     assert checker.reject_reason(plan, anchors, relations, sets) == expected
+
+
+def test_a_value_that_may_hold_the_negated_one_is_no_contrast():
+    # "people that are not English" keeps no one stated only British; "never poets" keeps no one stated
+    # only a writer; "not in France" keeps no place stated only in Paris
+    texts = {"Faraday": "Michael Faraday was a British scientist.", "Paris": "Paris is a city in France.",
+             "Lyon": "Lyon is a city in France.", "Geneva": "Geneva is a city in Switzerland."}
+    checker = check(texts, [
+        ("Michael Faraday", "nationality", "British", "Faraday", texts["Faraday"]),
+        ("Paris", "located_in", "France", "Paris", texts["Paris"]),
+        ("Geneva", "located_in", "Switzerland", "Geneva", texts["Geneva"])])
+    assert not checker._contrasts(["British"], ["English"], "nationality_of")
+    assert checker._contrasts(["French"], ["English"], "nationality_of")
+    assert not checker._contrasts(["writer"], ["poet"], "occupation_of")
+    assert checker._contrasts(["painter"], ["poet"], "occupation_of")
+    assert not checker._contrasts(["Paris"], ["France"], "location_of")
+    assert checker._contrasts(["Switzerland"], ["France"], "location_of")
+    assert not checker._contrasts([], ["France"], "location_of")

@@ -219,3 +219,12 @@ def test_the_build_checks_the_wordnet_version(made_up_wordnet):
     (made_up_wordnet / "LICENSE").write_text("WordNet 2.1 Copyright 2005 by Princeton University.\n")
     with pytest.raises(SystemExit, match="not Princeton WordNet 3.0"):
         _build_script().WordNet(made_up_wordnet)
+
+
+def test_overlapping_values_may_be_held_by_one_entity():
+    from pipeline.kg.lexicon import overlaps
+
+    assert overlaps("British", "English") and overlaps("English", "British") and overlaps("Soviet", "Russian")
+    assert not overlaps("French", "English") and not overlaps("British", "American")
+    assert overlaps("writer", "poet") and overlaps("poet", "writer") and overlaps("director", "film director")
+    assert not overlaps("painter", "poet")

@@ -357,3 +357,17 @@ def test_all_members_of_a_class_agree_in_the_plural():
                      builtin_inverses())
     found = questions(kg, ground(kg, "2p", {"?x": "c"}, ["nationality_of", "born_in"]))
     assert found and all("Czech people were born" in q for q in found), found
+
+
+def test_a_whole_class_of_one_member_is_still_plural():
+    # "List the nationalities of the futurist." read as a person the reader should know: the class is
+    # said whole and plural, "futurists", even when the corpus holds one
+    facts = [Fact("m", "occupation", "value:class:futurist", ("p-m",)),
+             Fact("m", "nationality", "value:nationality:Italian", ("p-m",))]
+    labels = {"m": "Filippo Tommaso Marinetti", "value:class:futurist": "futurist",
+              "value:nationality:Italian": "Italian"}
+    kg = build_graph(facts, labels, builtin_inverses())
+    grounding = ground(kg, "2p", {"?x": "value:class:futurist"}, ["occupation_of", "nationality"])
+    found = questions(kg, grounding)
+    assert found and all("futurists" in q and "the futurist" not in q for q in found), found
+    assert "value:nationality:Italian" not in kg.definite  # a value is no name: never "the Italian"
