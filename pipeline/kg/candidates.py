@@ -25,6 +25,8 @@ reviewers the candidates' passages (`[generate] completeness = "review"`): it ne
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from pipeline.completeness import Search
 from pipeline.kg.complete import CLASS_RELATIONS, CorpusCheck
 from pipeline.kg.lexicon import narrower, spelled
@@ -45,8 +47,7 @@ class MissedAnswers:
         self._strict: dict[tuple[str, str], frozenset[str]] = {}  # (node, relation) -> passages stating it may
         self.checked = 0  # candidate entities read, for stats.json
         self._classes = frozenset(n for n in self.kg.labels if n.startswith("value:class:"))
-        self.people = frozenset(self.kg.subjects.get("occupation", ())) | frozenset(
-            self.kg.subjects.get("nationality", ()))
+        self.people = check._people()
 
     def find(self, grounding: Grounding, noun: str | None, question: str) -> dict[str, tuple[str, ...]]:
         """Possible missed answers (entity -> the passages that may state it) of a grounding whose answers
@@ -96,27 +97,46 @@ class MissedAnswers:
 
     def _named_members(self, grounding: Grounding, steps: list[Step],
                        meeting: frozenset[str]) -> dict[str, tuple[str, ...]]:
-        """People a passage names in passing with a broad condition's value, in a passage naming every
-        condition: after a demonym and a few class words ("Swiss hotelier César Ritz", "the French zoologist
-        Étienne Geoffroy Saint-Hilaire") or before a lifespan in a date's years ("Daniel Hiester
-        (1774–1834)"). A name that is an answer, an anchor or excluded by the NOT is none."""
+        """People a passage names in passing that may be answers the graph lacks (`_co_named`,
+        `_beside_values`). A name that is an answer, an anchor or excluded by the NOT is none."""
         if not grounding.answers & self.people:
             return {}
         skip = set().union(*(self.check.names.get(n, set()) for n in grounding.answers
                              | self._excluded(grounding.plan, grounding) | set(grounding.anchors.values())))
-        found: dict[str, list[str]] = {}
+        found: dict[str, set[str]] = {}
+        for name, pid in [*self._co_named(grounding, steps), *self._beside_values(grounding, steps, meeting)]:
+            if name not in skip:
+                found.setdefault(f"{UNNAMED}{' '.join(name)}", set()).add(pid)
+        return {name: tuple(sorted(pids)) for name, pids in found.items()}
+
+    def _co_named(self, grounding: Grounding, steps: list[Step]) -> Iterator[tuple[tuple[str, ...], str]]:
+        """A condition that alone makes an answer (the only plain one, or a union's branch) on a named
+        anchor: the people its cued sentences name beside the answers ("Created by Pierre de Coubertin
+        and Demetrios Vikelas in 1894")."""
+        alone = [st for st in steps if st.union] or (steps if len(steps) == 1 else [])
+        for st in alone:
+            anchor = grounding.anchors.get(st.child, "") if grounding.plan.is_anchor(st.child) else ""
+            cued = self.check._cued_sentences(traversal(self.kg, st, grounding.relations[st.edge]))
+            if not anchor or anchor.startswith("value:") or not cued:
+                continue
+            for index in sorted(self.check._naming(anchor).keys() & cued):
+                for name in self.check.person_names(index):
+                    yield name, self.check.sentences[index][0]
+
+    def _beside_values(self, grounding: Grounding, steps: list[Step],
+                       meeting: frozenset[str]) -> Iterator[tuple[tuple[str, ...], str]]:
+        """In a passage naming every condition, the people named with a broad condition's value: after a
+        demonym and a few class words ("Swiss hotelier César Ritz", "the French zoologist Étienne Geoffroy
+        Saint-Hilaire") or before a lifespan in a date's years ("Daniel Hiester (1774–1834)")."""
         for st in steps:
             for anchor in self._below(grounding, st):
                 if not anchor.startswith(("value:nationality:", *DATES)):
                     continue
                 for index, where in self.check._naming(anchor).items():
                     pid = self.check.sentences[index][0]
-                    if pid not in meeting or pid in grounding.evidence or pid in grounding.violating:
-                        continue
-                    for name in self.check.names_beside(index, where, anchor):
-                        if name not in skip:
-                            found.setdefault(" ".join(name), []).append(pid)
-        return {f"{UNNAMED}{name}": tuple(sorted(set(pids))) for name, pids in found.items()}
+                    if pid in meeting and pid not in grounding.evidence and pid not in grounding.violating:
+                        for name in self.check.names_beside(index, where, anchor):
+                            yield name, pid
 
     def _contrasts(self, grounding: Grounding, steps: list[Step], entity: str) -> bool:
         """Does the graph state another value of a one-valued relation of a plain condition for the entity (a

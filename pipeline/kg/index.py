@@ -155,6 +155,7 @@ class CorpusIndex:
         self._by_name: dict[tuple[str, ...], frozenset[str]] = {}  # see _nodes_named
         self._sentences_of: dict[str, frozenset[int]] = {}  # see _read_for
         self._class_phrases: frozenset[str] = frozenset()  # see _class_words
+        self._person_nodes: frozenset[str] = frozenset()  # see _people
         # caches that depend on use_classes
         self._names_of: dict[str, frozenset[tuple[str, ...]]] = {}  # node -> _all_names
         self._named: dict[str, dict[int, list[int]]] = {}  # node -> sentence -> where it names the node
@@ -397,6 +398,19 @@ class CorpusIndex:
                 found.append(words[lower:end])
                 lower = end + 1 if end < len(words) and words[end] == "and" else len(words)
         return found
+
+    def person_names(self, index: int) -> list[tuple[str, ...]]:
+        """The people a sentence names: the names of nodes the graph knows as people, and runs of two to
+        four capitalised words no node has (not the sentence's opening run)."""
+        people = self._people()
+        found = [name for _, name in self._named_in(index) if self._nodes_named().get(name, frozenset()) & people]
+        return found + [name for _, name in self._unknown_names(index) if 2 <= len(name) <= 4]
+
+    def _people(self) -> frozenset[str]:
+        if not self._person_nodes:
+            self._person_nodes = frozenset(self.kg.subjects.get("occupation", ())) | frozenset(
+                self.kg.subjects.get("nationality", ()))
+        return self._person_nodes
 
     def _class_words(self) -> frozenset[str]:
         """Class phrases as tokens give them ("cryptographer"): the extractor's lists and the class lexicon

@@ -186,3 +186,19 @@ def test_a_name_before_a_lifespan_in_the_decade_is_a_possible_missed_answer():
         ("Le Corbusier", "occupation", "architect", "Le Corbusier")], untitled=("Hiester",))
     g = grounding(checker, "1p", {"?x": "value:decade:1770s"}, {0: "birth_decade_of"}, ("Le Corbusier",))
     assert MissedAnswers(checker).find(g, None, "") == {"named:daniel hiester": ("Hiester",)}
+
+
+def test_a_person_named_beside_the_answers_in_a_cued_sentence_is_a_possible_missed_answer():
+    # "Who founded the International Olympic Committee?": the graph read Coubertin; the same sentence
+    # names Demetrios Vikelas, whom no node stands for (the IOC's chunk is no article's own)
+    texts = {"ioc": "In 1894 the IOC was founded by Pierre de Coubertin and Demetrios Vikelas.",
+             "c": "Pierre de Coubertin was a French educator.", "x": "Paris founded a school.",
+             "y": "Berlin founded a museum.", "z": "Rome founded a library."}
+    checker = check(texts, [
+        ("Pierre de Coubertin", "founded", "IOC", "ioc"), ("Pierre de Coubertin", "occupation", "educator", "c"),
+        ("Paris", "founded", "school", "x"), ("Berlin", "founded", "museum", "y"),
+        ("Rome", "founded", "library", "z")], untitled=("ioc",))
+    g = grounding(checker, "1p", {"?x": "IOC"}, {0: "founded_by"}, ("ioc", "c"))
+    assert g.answers == {"Pierre de Coubertin"}
+    assert checker._cued_sentences("founded_by") is not None  # the relation's statements share "founded"
+    assert MissedAnswers(checker).find(g, None, "") == {"named:demetrio vikela": ("ioc",)}
