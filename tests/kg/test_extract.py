@@ -14,6 +14,7 @@ from pipeline.kg import cache as cache_module
 from pipeline.kg.cache import ReadingCache, read_passages
 from pipeline.kg.extract import _apart, century, date_value, extract
 from pipeline.kg.judge import table as item_table
+from pipeline.kg.judge import table_lines
 from pipeline.kg.precision import table, table_rows, wilson
 from pipeline.passages import load_passages
 from pipeline.records import Passage
@@ -190,6 +191,23 @@ def test_item_sample_is_fully_judged_and_in_the_docs():
     docs = (Path(__file__).parents[2] / "docs" / "generators.md").read_text(encoding="utf-8")
     for point, (held, judged) in item_table(rows).items():
         assert f"| `{point}` | {held}/{judged} |" in docs, point
+
+
+
+def test_the_open_world_round_is_fully_judged_keeps_no_comlq_text_and_is_in_the_docs():
+    # issue 29's blind round: half ComLQ's chunks, half a corpus the generator was never tuned on
+    rows = [json.loads(line) for line in (FIXTURES / "item_judgements_open_world.jsonl").open()]
+    assert len(rows) == 56 and len({r["type"] for r in rows}) == 14 and all(r["note"] for r in rows)
+    assert {r["corpus"] for r in rows} == {"comlq", "unseen"}
+    assert all(v in (True, False) for r in rows for v in r["verdicts"].values())
+    negation = [r for r in rows if r["violating"]]
+    assert negation and all("negation_by_contrast" in r["verdicts"] for r in negation)
+    for row in rows:
+        if row["corpus"] == "comlq":  # ComLQ's passages stay out of the repo; their ids stay
+            assert all("text" not in p and p["id"] for p in row["evidence"] + row["violating"])
+    docs = (Path(__file__).parents[2] / "docs" / "generators.md").read_text(encoding="utf-8")
+    for line in table_lines(rows):
+        assert line in docs, line
 
 
 def test_a_bare_given_name_is_no_person_and_recipient_no_occupation(tmp_path):
