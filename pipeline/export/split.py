@@ -6,8 +6,9 @@ evidence in two splits. The assignment is stratified by (query type, number of e
 passages) and deterministic for a seed:
 
 1. coverage: every query type is given to each split that lacks it (small splits first),
-   through the free group with the fewest items per type it adds, so every split gets every
-   type when there are enough groups (a type in only two groups goes to the two largest splits);
+   through the free group with the fewest items per type it adds, and not one a larger split
+   needs for another type, so every split gets every type when there are enough groups (a type
+   in only two groups goes to the two largest splits);
 2. greedy: the remaining groups, largest first (ties in seeded random order), each go to the
    split that most needs them: the largest Σ_stratum count × (target − assigned), then the
    largest size deficit, then the larger ratio.
@@ -172,8 +173,22 @@ def _cover(state: _Assignment) -> None:
                 n, new = len(state.groups[i].units), len(state.groups[i].types - state.types_in(split))
                 if i not in state.split_of_group and n <= max(target, new):
                     options.append((n > max(target - state.size(split), new), Fraction(n, new), i))
+            # a group holding the last free groups of another type that a larger split still lacks is kept for it
+            options = [o for o in options if not _needed_above(state, holding, o[2], split)]
             if options:
                 state.put(min(options)[2], split)
+
+
+def _needed_above(state: _Assignment, holding: dict[str, list[int]], index: int, split: str) -> bool:
+    """Would giving group `index` to `split` leave a larger split that lacks one of its types too few
+    free groups of that type?"""
+    for type_name in state.groups[index].types:
+        lacking = [s for s in state.active
+                   if state.ratio[s] > state.ratio[split] and type_name not in state.types_in(s)]
+        free = [i for i in holding[type_name] if i != index and i not in state.split_of_group]
+        if len(free) < len(lacking):
+            return True
+    return False
 
 
 def _fill(state: _Assignment) -> None:

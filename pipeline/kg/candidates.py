@@ -13,10 +13,11 @@ passage by passage, and a passage is a candidate when
 - it is among the question's top passages of a search (`Search`) and names every anchor anywhere.
 
 A date is a broad condition (every event of a century): a passage naming a year of it needs no cue
-word, and its entity may be of any class. A candidate's entity (the passage's own) is a possible
-missed answer unless it is an answer, excluded by the query's NOT, an anchor, of another kind than
-the answers (the graph states relations of it that no answer has), or of a stated class that is not
-the answers' class nor a narrower one (a film is no competition).
+word, and its entity may be of any class. A candidate's entity (the passage's own, and an article
+that starts inside a chunk) is a possible missed answer unless it is an answer, excluded by the
+query's NOT, an anchor, of another kind than the answers (the graph states relations of it that no
+answer has), or of a stated class that is not the answers' class nor a narrower one (a film is no
+competition).
 
 Value answers (a nationality, a century, a class) are left to the bounds check, which reads every
 sentence about the set they are projected from. The check only removes items (offline) or shows
@@ -71,28 +72,30 @@ class MissedAnswers:
             found |= top if not unclassed else top & _meeting([self._named(grounding, st) for st in unclassed],
                                                               unclassed)
         # a chunk from the middle of an article (no title, no node) says who it is about only where it
-        # names the answers' class
-        found = {p for p in found if self.check.titles.get(p) or self.check.entity_of.get(p, p) in self.kg.labels
-                 or p in class_named}
-        missed = self._entities(grounding, steps, found, cls)
+        # names the answers' class; an article that starts inside it is read as well
+        entities = {p: [*([self.check.entity_of.get(p, p)] if self.check.titles.get(p) or p in class_named
+                          or self.check.entity_of.get(p, p) in self.kg.labels else []), *self.check.held.get(p, ())]
+                    for p in found}
+        missed = self._entities(grounding, steps, entities, cls)
         for name, pids in self._named_members(grounding, steps, loose).items():
             missed.setdefault(name, pids)
         return missed
 
-    def _entities(self, grounding: Grounding, steps: list[Step], found: set[str],
+    def _entities(self, grounding: Grounding, steps: list[Step], found: dict[str, list[str]],
                   cls: str | None) -> dict[str, tuple[str, ...]]:
+        """found: candidate passage -> the entities it may be about."""
         kg, plan = self.kg, grounding.plan
         kinds = {r for a in grounding.answers for r in kg.out.get(a, ())}
         skip = self._excluded(plan, grounding) | grounding.answers | set(grounding.anchors.values())
         missed: dict[str, list[str]] = {}
-        for pid in sorted(found - set(grounding.evidence) - set(grounding.violating)):
-            entity = self.check.entity_of.get(pid, pid)
-            if entity in skip:
-                continue
-            self.checked += 1
-            if self.check._same_kind(entity, kinds) and self._may_be(entity, cls) and not self._contrasts(
-                    grounding, steps, entity):
-                missed.setdefault(entity, []).append(pid)
+        for pid in sorted(found.keys() - set(grounding.evidence) - set(grounding.violating)):
+            for entity in dict.fromkeys(found[pid]):
+                if entity in skip:
+                    continue
+                self.checked += 1
+                if self.check._same_kind(entity, kinds) and self._may_be(entity, cls) and not self._contrasts(
+                        grounding, steps, entity):
+                    missed.setdefault(entity, []).append(pid)
         return {e: tuple(ps) for e, ps in missed.items()}
 
     def _named_members(self, grounding: Grounding, steps: list[Step],

@@ -324,6 +324,11 @@ class CorpusCheck(CorpusIndex):
             # for "never a poet", a place inside the negated one)
             silent = {m for m in certain - maybe - met
                       if not self._contrasts(kg.neighbours(m, kg.inverses[forward]), below.possible, forward)}
+            # so for a value answer: "British" is no answer to "nationalities of Faraday but not of editors"
+            # when an editor is English
+            removed = project(kg, below.possible, forward)
+            silent |= {m for m in certain - maybe - met if m.startswith("value:") and any(
+                overlaps(kg.labels.get(m, m), kg.labels.get(w, w)) for w in removed)}
             certain = certain - maybe - met - silent
             reason = reason or (NEGATION_UNSTATED if silent else None)
         return Bounds(certain, graph, possible, reason)

@@ -15,7 +15,8 @@ passage's hash in `cache.py`); this module turns the readings of the whole corpu
   not "Southern Africa"), when one has accents and the other none ("San José", Costa Rica, is not
   "San Jose", California), when one is capitalised and the other not ("mirror" is no film), for
   the plural of an event ("Punic Wars" is a series) or of one word ("Odes" are a work, "Ode" a
-  form; "republics" are not Plato's "Republic"), or for a person ("Williams" is not "William").
+  form; "republics" are not Plato's "Republic"), for a person ("Williams" is not "William"), or
+  for a capitalised word spelt the British and the American way ("Labor Party" is not "Labour Party").
   A person name that opens a person article's own passage and holds every word of its title, an
   initial standing for a word ("Bhimrao Ramji Ambedkar" in "B. R. Ambedkar"), is that article;
 - relations: statement patterns map to relations through `vocabulary.yaml` (`relations`), which
@@ -24,8 +25,9 @@ passage's hash in `cache.py`); this module turns the readings of the whole corpu
   (a node's type: its class, else the types NER gave its mentions, else the description), and
   a relation only when the corpus states it at least `min_facts` times;
 - classes from the definitional sentence, in American spelling (`classes.yaml`): `occupation` for
-  people, `instance_of` for the rest,
-  `nationality` from its demonym; years become `..._century` / `..._decade` values;
+  people, `instance_of` for the rest (never for a value: "Russian is an East Slavic language" says
+  nothing of the nationality), `nationality` from its demonym (not for what its class says is no
+  person: "Thoth is an ancient Egyptian deity"); years become `..._century` / `..._decade` values;
 - `mentions`: a sentence about an article that names another article by its title (a weak link,
   not sampled by default).
 
@@ -44,7 +46,7 @@ from functools import cache
 from pipeline.kg.cache import ReadingCache, read_passages
 from pipeline.kg.facts import Evidence, Extraction, Fact
 from pipeline.kg.index import tokens
-from pipeline.kg.lexicon import CLASS_LISTS, PERSON_NOUN, spelled, vocabulary
+from pipeline.kg.lexicon import CLASS_LISTS, PERSON_NOUN, classes, spelled, vocabulary
 from pipeline.kg.mentions import SELF, bare_title
 from pipeline.kg.reading import Statement
 from pipeline.records import Passage
@@ -123,6 +125,7 @@ class _Corpus:
         self.labels: dict[str, str] = {}
         self.types: dict[str, str] = {}
         self.spelling: dict[str, str] = {}  # a name -> the name of its entity node, when another spelling
+        self.things: set[str] = set()  # articles whose definition names a class of no person (`_types`)
         self.shared_titles: dict[str, int] = {}  # title -> passages read as its one article, when several
         self._articles()
         self._same_names()
@@ -287,6 +290,7 @@ class _Corpus:
         for article, weight in lifespans.items():
             if article not in things:
                 votes[article]["PERSON"] += weight
+        self.things = things
         return {node: counter.most_common(1)[0][0] for node, counter in votes.items() if counter}
 
     def _lifespan_or_thing(self, st: Statement, article: str, lifespans: Counter[str], things: set[str]) -> None:
@@ -357,12 +361,16 @@ class _Corpus:
         s = self.node(pid, st.subject, st.subject_type)
         if s is None:
             return
+        # what its class says is no person ("Thoth is an ancient Egyptian deity") has no nationality
+        kind = "OTHER" if s in self.things else self.types.get(s, "")
         if st.pattern in ("is a", "also a"):
             cls = self._class(st.object)
-            relation = CLASS_RELATIONS.get(self.types.get(s, ""), "instance_of")
-            if cls and (st.pattern == "is a" or cls in self.class_types) and self._fits(relation, cls):
+            relation = CLASS_RELATIONS.get(kind, "instance_of")
+            # a value is no entity: "Russian is an East Slavic language" says nothing of the nationality
+            if cls and not s.startswith("value:") and (st.pattern == "is a" or cls in self.class_types) \
+                    and self._fits(relation, cls):
                 yield relation, s, self._value("class", cls), evidence
-        elif st.pattern == "nationality" and self.types.get(s) == "PERSON":
+        elif st.pattern == "nationality" and kind == "PERSON":
             # "a Bahamian-American actor": each listed part ("Anglo-Irish" is one); "a Gandhian Indian
             # activist": the last word (not "Roman" of "an American Roman Catholic priest")
             parts = [st.object] if st.object in self.demonyms else st.object.split(" ")[-1].split("-")
@@ -411,8 +419,18 @@ def _apart(name: str, main: str, kinds: set[str], texts: list[str]) -> bool:
     plural = len(name) != len(main)  # (or "-ern"; accents are caught before)
     return ("PERSON" in kinds or _cardinals(name) != _cardinals(main) or name.isascii() != main.isascii()
             or name[:1].isupper() != main[:1].isupper()  # a common noun is no title: "mirror", "Mirror"
+            or _respelled(name, main)  # "Labor Party" (Australia) is not "Labour Party" (Britain)
             or plural and ("EVENT" in kinds or " " not in name)  # "Punic Wars", "Odes", "republics"
             or any(_names(text, name) and _names(text, main) for text in texts))  # a text writing both
+
+
+def _respelled(name: str, main: str) -> bool:
+    """Do the names differ in a capitalised word spelt the British and the American way? A spelling
+    merges common words ("theatre"), never a proper name's."""
+    spellings = classes()["spellings"]
+    return any(a.lower() != b.lower() and a[:1].isupper()
+               and spellings.get(a.lower(), a.lower()) == spellings.get(b.lower(), b.lower())
+               for a, b in zip(name.split(), main.split()))
 
 
 def _years(lifespan: list) -> str:

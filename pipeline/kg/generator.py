@@ -23,7 +23,7 @@ from pipeline.errors import ComlqError, quote
 from pipeline.generator import BaseGenerator, GenerationResult
 from pipeline.itemchecks import answers_in_question, banned_words, check_witnesses
 from pipeline.kg.cache import ReadingCache, read_passages
-from pipeline.kg.candidates import MissedAnswers
+from pipeline.kg.candidates import DATES, MissedAnswers
 from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.enumerators import ChainEnumerator, Enumerating, Enumerator
 from pipeline.kg.extract import extract
@@ -351,6 +351,8 @@ def senseless(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer) 
             inner = [traversal(kg, c, grounding.relations[c.edge]) for c in plan.steps[st.child]]
             if rel in TRANSITIVE and rel in inner:
                 return "transitive_repeat"  # "the city in one of the places in one of the places ..."
+    if any(m.startswith(DATES) for n in bridges for m in grounding.sets[n]):
+        return "date_bridge"  # "the event of the century in which Mir Dast was born": everything of a century
     if any(verbalizer.noun(n)[0] == "entity" for n in plan.steps if not plan.is_anchor(n)):
         return "vague_noun"
     noun = verbalizer.noun(plan.target)[0]

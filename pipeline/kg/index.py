@@ -122,7 +122,11 @@ class CorpusIndex:
         # the node sharing a word with the title that its statements name most ("Lewis" in "Carl Lewis")
         by_label = {label: node for node, label in sorted(kg.labels.items(), reverse=True)}
         # (a DPR/ComLQ chunk's title is the one its text opens with, as the reader recovers it)
-        self.titles = {pid: bare_title(title_and_body(p.title, p.text)[0]) for pid, p in passages.items()}
+        titled = {pid: title_and_body(p.title, p.text) for pid, p in passages.items()}
+        self.titles = {pid: bare_title(t.title) for pid, t in titled.items()}
+        # the articles that start inside a chunk ("... England. William Goate William Goate (or Goat) VC ...")
+        self.held = {pid: nodes for pid, t in titled.items()
+                     if (nodes := tuple(n for _, title in t.articles if (n := by_label.get(bare_title(title)))))}
         self.entity_of = {pid: pid if pid in kg.labels else by_label.get(self.titles[pid])
                           or _titled(self.titles[pid], stated[pid], kg) or pid for pid in passages}
         self.passages_of: dict[str, list[str]] = defaultdict(list)

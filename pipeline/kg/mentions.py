@@ -1,11 +1,13 @@
 """What one passage names: the mentions of a spaCy parse that the reader (`reading.py`) builds statements on.
 
-Ends of statements are named entities (spaCy NER, typed coarsely, each span widened to the whole name)
-or mentions of the passage's own subject (type `SELF`): the title, the full name its first sentence
-gives (or the name it is "known as"), the surname, and "He"/"She"/"It" right after a sentence about
-the subject; so, right after it, are "the country" and a bare "the capital" in a country's passage.
-A mention keeps how the sentence writes it, so a statement can show both ends in its evidence. A chunk
-that runs from one article into the lead of the next (`title_and_body`) is read as two articles.
+Ends of statements are named entities (spaCy NER, typed coarsely, each span widened to the whole name,
+two halves NER cut at a name's "and" joined: "the Social Democratic and Labour Party"; a surname NER
+left untagged is the one person of the passage it ends) or mentions of the passage's own subject
+(type `SELF`): the title, the full name its first sentence gives (or the name it is "known as"), the
+surname, and "He"/"She"/"It" right after a sentence about the subject; so, right after it, are "the
+country" and a bare "the capital" in a country's passage. A mention keeps how the sentence writes it,
+so a statement can show both ends in its evidence. A chunk that runs from one article into the lead of
+the next (`title_and_body`) is read as two articles.
 """
 
 from __future__ import annotations
@@ -160,8 +162,18 @@ class Mentions:
         return self.article
 
     def _mentions(self) -> None:
-        for ent in self.doc.ents:
-            kind = ENTITY_TYPES.get(ent.label_)
+        from spacy.tokens import Span  # spaCy loads only where a passage is read
+
+        ents, joined = list(self.doc.ents), set()
+        for n, (first, second) in enumerate(zip(ents, ents[1:])):
+            # "the Social Democratic | and | Labour Party": one name NER cut in two at its "and" (the first
+            # part modifies the second's head), not two parties
+            if first.label_ == second.label_ == "ORG" and second.start == first.end + 1 \
+                    and self.doc[first.end].lower_ == "and" and second.start <= first.root.head.i < second.end:
+                ents[n + 1] = Span(self.doc, first.start, second.end, label="ORG")
+                joined.add(n)
+        for n, ent in enumerate(ents):
+            kind = None if n in joined else ENTITY_TYPES.get(ent.label_)
             if kind:
                 span = _whole_name(ent)
                 name = _normalise(span.text)
@@ -200,6 +212,12 @@ class Mentions:
                 # "starring Chishū Ryū and Chieko Higashiyama": a full name NER took for an ORG
                 for j in range(m.start, m.end):
                     self.mentions[j] = Mention(m.name, "PERSON", m.text, m.start, m.end)
+        # "... by American biochemist Kary Mullis. Mullis and biochemist Michael Smith were jointly awarded":
+        # a surname NER left untagged, standing as a noun phrase of its own
+        for t in self.doc:
+            if t.i not in self.mentions and t.tag_ == "NNP" and t.is_title and len(full.get(t.text, ())) == 1 \
+                    and t.dep_ in _NOMINAL and not any(c.dep_ == "compound" for c in t.children):
+                self.mentions[t.i] = Mention(next(iter(full[t.text])), "PERSON", t.text, t.i, t.i + 1)
 
     def _aliases(self) -> set[str]:
         """The names of the passage's subject: its title, the name its first sentence opens with
@@ -428,6 +446,7 @@ _HONORIFICS = {"sir", "dame", "lord", "lady", "mr", "mrs", "ms", "dr", "saint", 
 
 
 _NAME_JOINERS = _PARTICLES | {"y"}  # "José Ortega y Gasset"
+_NOMINAL = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "conj", "appos", "poss"})  # a noun phrase's own roles
 
 
 def _whole_name(ent):

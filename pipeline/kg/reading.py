@@ -8,7 +8,9 @@ the substrings of that sentence that name both ends. Patterns are lemma paths, i
 - `is a` (object: a class noun) and `nationality` (a NORP adjective), from the definitional first
   sentence "X is/was a [American] poet[, philosopher and writer]"; `also a` for the same said of a
   named entity elsewhere ("Alexis Carrel, a distinguished surgeon and biologist");
-- `bear in` / `die in` with a year, from a lifespan "(June 3, 1926 – April 5, 1997)" after the subject;
+- `bear in` / `die in` with a year, from a lifespan "(June 3, 1926 – April 5, 1997)" after the subject,
+  or after a person named in passing after an occupation ("the French zoologist Étienne Geoffroy
+  Saint-Hilaire (1772–1844)");
   `alias`, the other names it gives the subject first ("Avicenna (; also Ibn Sīnā or Abu Ali Sina; ...)");
 - `VERB` (direct object), `VERB PREP` (prepositional object) between named entities, the passive
   turned active ("Barry Lyndon was directed by Stanley Kubrick" -> Stanley Kubrick `direct` Barry Lyndon);
@@ -48,7 +50,7 @@ from pipeline.kg.mentions import (
 )
 from pipeline.kg.nlp import lemma
 
-VERSION = "reading-29"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-31"  # bump when the statements a passage yields change (the cache key)
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
 
 
@@ -106,9 +108,12 @@ class _Reader(Mentions):
         self.sentences: list[str] = []
         self.sentence_index: dict[tuple[int, int], int] = {}  # evidence span (tokens) -> index in self.sentences
         self.statements: list[list] = []
+        # the tokens of someone's words in quotation marks (not a quoted title: words end with a stop or comma)
+        self.speech = {t.i for start, end in _quoted(doc.text) if doc.text[end - 1:end] in ".,!?"
+                       for t in doc.char_span(start, end, alignment_mode="expand") or ()}
 
     def state(self, subject: Mention, pattern: str, obj: Mention, sentence) -> None:
-        if subject.name == obj.name or not subject.name or not obj.name:
+        if subject.name == obj.name or not subject.name or not obj.name or subject.start in self.speech:
             return
         # a pronoun's statement (its subject, or its object once a passive is read actively) is evidenced
         # by its sentence together with the sentences back to the one that names it
@@ -124,6 +129,8 @@ class _Reader(Mentions):
 
     def reading(self) -> dict:
         for sentence in self.doc.sents:
+            if sentence.start in self.speech:
+                continue  # someone's words ("Jackie Stewart is a very sensible driver and a very good teacher.")
             if sentence.start == self.enter(sentence.root).start and self.title:
                 self._definition(sentence)
             for token in sentence:
@@ -133,6 +140,7 @@ class _Reader(Mentions):
                     self._apposition(token, sentence)
             self._fronted(sentence)
             self._named_classes(sentence)
+            self._passing_lifespans(sentence)
             self._co_mentions(sentence)
         return {"title": self.articles[0].title, "sentences": self.sentences, "statements": self.statements,
                 "articles": [{"title": a.title, "self_types": sorted(set(a.types)), "lifespan": list(a.lifespan)}
@@ -316,9 +324,26 @@ class _Reader(Mentions):
             # formerly Tsaritsyn (1589–1925)": a place's former name)
             phrase = self.doc[subject.end:sentence.root.i].text
             match = next((m for m in re.finditer(r"\(([^()]*)\)", phrase) if _dated(m.group(0))), None)
-        if not match:
-            return
-        inside = match.group(1)
+        if match:
+            self.article.lifespan = self._years(subject, match.group(1), sentence)
+
+    def _passing_lifespans(self, sentence) -> None:
+        """A person named in passing after an occupation, with a lifespan right after the name: "the French
+        zoologist Étienne Geoffroy Saint-Hilaire (1772–1844)" (both years, or "born 1951"). Not without the
+        occupation ("Das Kapital (1867–1894)", a book NER took for a person), nor after a ruler's title,
+        whose years are a reign ("the caliph Harun al-Rashid (786–809)")."""
+        for m in sorted({self.mentions[i] for i in range(sentence.start, sentence.end) if i in self.mentions},
+                        key=lambda m: m.start):
+            after = self.doc[m.end:sentence.end].text if m.type == "PERSON" else ""
+            if not (match := re.match(r"\s*\(([^()]*)\)", after)) or not (_dated(match.group(0)) and _DASH.search(
+                    match.group(1)) or re.match(r"\s*born\s", match.group(1))):
+                continue
+            nouns = [n for n in self._class_run(m.start, sentence.start) if _class_name(n) in listed_classes()]
+            if nouns and not any(n.lower_ in _RULERS for n in nouns):
+                self._years(m, match.group(1), sentence)
+
+    def _years(self, subject: Mention, inside: str, sentence) -> tuple[str | None, str | None]:
+        """`bear in` / `die in` the years in a lifespan's brackets give; (born, died) as values."""
         parts = _DASH.split(inside, maxsplit=1)
         born = died = None  # the year as written ("1926", "399 BC")
         if len(parts) == 2 and _YEAR.search(parts[0]) and _YEAR.search(parts[1]):
@@ -331,11 +356,11 @@ class _Reader(Mentions):
         if born_value and died_value and died_value.endswith("BC") and born_value.isdigit() \
                 and int(born_value) >= int(died_value.split()[0]):
             born_value += " BC"  # "470 – 399 BC": both before Christ
-        self.article.lifespan = (born_value, died_value)
         for pattern, text, value in (("bear in", born, born_value), ("die in", died, died_value)):
             if value:
                 written = re.sub(r"\s*(BC|BCE|AD|CE)$", "", text.strip())
                 self.state(subject, pattern, Mention(value, "DATE", written, -1, -1), sentence)
+        return born_value, died_value
 
     def _verb(self, verb, sentence) -> None:
         if any(c.dep_ == "neg" or c.lower_ in _MODALS for c in verb.children):
@@ -571,6 +596,22 @@ class _Reader(Mentions):
                         for subject in subjects:
                             self.state(_placed(subject) if place else subject, f"be {lemma(n)} {prep.lower_}", obj,
                                        sentence)
+
+def _quoted(text: str) -> list[tuple[int, int]]:
+    """The character spans inside quotation marks (from the opening mark to the closing one); a chunk
+    that opens inside a quote (its first mark closes one) is quoted up to that mark."""
+    spans, opened = [], None
+    for match in re.finditer(r'["“”]', text):
+        at, mark = match.start(), match.group()
+        before, after = text[at - 1:at] if at else " ", text[at + 1:at + 2] or " "
+        closes = mark == "”" or mark == '"' and not before.isspace() and (after.isspace() or after in ".,;:!?)")
+        if closes:
+            spans.append((opened if opened is not None else 0 if not spans else at, at))
+            opened = None
+        elif opened is None:
+            opened = at
+    return [(start, end) for start, end in spans if start < end]
+
 
 def _placed(mention: Mention) -> Mention:
     """The subject of "is the capital (city, town) of" is a place, whatever NER took it for ("Ashgabat" a

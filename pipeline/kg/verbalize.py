@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
@@ -31,6 +32,7 @@ from pipeline.resources import read_prompt
 
 CLASS_RELATIONS = ("instance_of", "occupation")
 MEMBERS = {"instance_of": "has_instance", "occupation": "occupation_of"}  # a class relation -> to its members
+PERSON_RELATIONS = ("occupation", "nationality", "born_in_century", "died_in_century")  # said of people only
 _PLURAL_VERBS = {"is": "are", "was": "were", "belongs": "belong"}
 
 
@@ -226,6 +228,9 @@ class Verbalizer:
                 return own[0]
             raise Reject("no_noun")
         specific = [n for n in own if n != nouns(self.relations["default"]["noun"])] or own
+        if len(steps) > 1 and self._all_people(members):
+            # each condition (a NOT too) is a clause: not "the winners that won the Victoria Cross"
+            return "person", "people"
         if specific:
             return specific[0]
         raise Reject("no_noun")  # no class, topic or relation noun holds for the whole set
@@ -233,8 +238,11 @@ class Verbalizer:
     def _people(self, node: str) -> bool:
         """Is every member of the node's set a person (one with an occupation or a nationality, or
         named by an occupation: "the director of The Sound of Music")?"""
-        return self.noun(node)[0] in vocabulary()["occupations"] or all(
-            self.kg.neighbours(m, "occupation") or self.kg.neighbours(m, "nationality") for m in self.g.sets[node])
+        return self.noun(node)[0] in vocabulary()["occupations"] or self._all_people(self.g.sets[node])
+
+    def _all_people(self, members: Iterable[str]) -> bool:
+        """Has every member an occupation, a nationality or a birth or death date (only people have)?"""
+        return all(any(self.kg.neighbours(m, r) for r in PERSON_RELATIONS) for m in members)
 
     def _rel(self, step: Step) -> str:
         return traversal(self.kg, step, self.g.relations[step.edge])

@@ -81,3 +81,21 @@ def test_bad_ratios(text: str) -> None:
 def test_good_ratios() -> None:
     assert parse_ratios("0.8, 0.1, 0.1") == (0.8, 0.1, 0.1)
     assert parse_ratios([0.6, 0.2, 0.2]) == (0.6, 0.2, 0.2)
+
+
+# the leakage groups (types of their items) of a 65-item draw whose train split lacked pi: the rarer types'
+# coverage had given all three pi groups to the small splits
+DRAW = ["1p", "1p", "2p pin 1p", "1p", "1p 2in", "2p pin", "2p", "2p 2i 2i up", "2p", "pi pi 3p", "3p 2u 2u", "3in 2i",
+        "2i pi pni", "2i 3in pi pi ip", "3i 3i", "3i", "3i", "inp inp inp 3in 3i", "ip", "ip", "ip", "ip", "2u 2u",
+        "2u", "up up up inp inp", "up", "2in pin pin", "2in", "2in 2in", "3in", "3in", "pin", "pni pni"]
+
+
+@pytest.mark.parametrize("seed", [13, 1, 2, 3])
+def test_coverage_keeps_for_a_larger_split_the_groups_it_still_needs(seed: int) -> None:
+    units = [SplitUnit(f"g{g}-{k}", type_name, 1, frozenset({f"p{g}"}))
+             for g, types in enumerate(DRAW) for k, type_name in enumerate(types.split())]
+    split_of = assign_splits(units, (0.7, 0.1, 0.2), seed)
+    groups_per_type = Counter(t for types in DRAW for t in set(types.split()))
+    for split, rank in (("train", 1), ("test", 2)):
+        reachable = {t for t, n in groups_per_type.items() if n >= rank}
+        assert {u.type for u in units if split_of[u.id] == split} >= reachable, split

@@ -202,3 +202,25 @@ def test_a_person_named_beside_the_answers_in_a_cued_sentence_is_a_possible_miss
     assert g.answers == {"Pierre de Coubertin"}
     assert checker._cued_sentences("founded_by") is not None  # the relation's statements share "founded"
     assert MissedAnswers(checker).find(g, None, "") == {"named:demetrio vikela": ("ioc",)}
+
+
+VC = {
+    "Christopher Teesdale": "Christopher Teesdale (1833–1893) was an English recipient of the Victoria Cross.",
+    "14435": "He died aged 64 at his home in Southsea. His Victoria Cross is displayed in the Regimental Museum. "
+             "William Goate William Goate (or Goat) VC (12 January 1836 – 24 October 1901) was an English recipient "
+             "of the Victoria",
+}
+
+
+def test_an_article_starting_inside_a_chunk_is_a_candidate():
+    # issue 29's second blind round: three "won the Victoria Cross and were born in the 1830s" items missed
+    # William Goate, whose article starts inside a chunk cut before "Cross" (the graph has his years only)
+    checker = check(VC, [
+        ("Christopher Teesdale", "won", "Victoria Cross", "Christopher Teesdale"),
+        ("Christopher Teesdale", "born_in_decade", "1830s", "Christopher Teesdale"),
+        ("William Goate", "born_in_decade", "1830s", "14435")], untitled=("14435",))
+    assert checker.held == {"14435": ("William Goate",)}
+    g = grounding(checker, "2i", {"?y": "Victoria Cross", "?z": "value:decade:1830s"},
+                  {0: "won", 1: "born_in_decade"}, ("Christopher Teesdale",))
+    assert g.answers == {"Christopher Teesdale"}
+    assert MissedAnswers(checker).find(g, None, "") == {"William Goate": ("14435",)}

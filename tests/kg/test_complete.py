@@ -553,3 +553,26 @@ def test_a_value_that_may_hold_the_negated_one_is_no_contrast():
     assert not checker._contrasts(["Paris"], ["France"], "location_of")
     assert checker._contrasts(["Switzerland"], ["France"], "location_of")
     assert not checker._contrasts([], ["France"], "location_of")
+
+
+def test_a_value_answer_that_may_hold_a_removed_value_is_no_answer():
+    # "the nationalities of Faraday but not of Chaplin": Faraday is British and English, Chaplin English;
+    # "British" may hold "English", so the NOT does not leave it standing (issue 29's third round)
+    texts = {"Faraday": "Michael Faraday was an English scientist, a British subject.",
+             "Chaplin": "Charlie Chaplin was an English actor."}
+    british, english = "value:nationality:British", "value:nationality:English"
+    facts = [Fact("Michael Faraday", "nationality", british, ("Faraday",), (Evidence("Faraday", texts["Faraday"],
+                                                                                      "Michael Faraday", "British"),)),
+             Fact("Michael Faraday", "nationality", english, ("Faraday",), (Evidence("Faraday", texts["Faraday"],
+                                                                                      "Michael Faraday", "English"),)),
+             Fact("Charlie Chaplin", "nationality", english, ("Chaplin",), (Evidence("Chaplin", texts["Chaplin"],
+                                                                                      "Charlie Chaplin", "English"),))]
+    labels = {"Michael Faraday": "Michael Faraday", "Charlie Chaplin": "Charlie Chaplin", british: "British",
+              english: "English"}
+    passages = {title: Passage(title, title, text) for title, text in texts.items()}
+    checker = CorpusCheck(build_graph(facts, labels, builtin_inverses()), passages)
+    plan, anchors = plan_for("2in"), {"?y": "Michael Faraday", "?z": "Charlie Chaplin"}
+    relations = {0: "nationality", 1: "nationality_of"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert sets[plan.target] == {british}
+    assert checker.reject_reason(plan, anchors, relations, sets) == "negation_unstated"

@@ -208,6 +208,14 @@ def test_the_open_world_round_is_fully_judged_keeps_no_comlq_text_and_is_in_the_
     docs = (Path(__file__).parents[2] / "docs" / "generators.md").read_text(encoding="utf-8")
     for line in table_lines(rows):
         assert line in docs, line
+    # the earlier rounds' sheets, each a row of the docs' table of rounds
+    for name, seed in (("item_judgements_open_world_r2.jsonl", 202), ("item_judgements_open_world_r3.jsonl", 303)):
+        counts = item_table([json.loads(line) for line in (FIXTURES / name).open()])
+        row = next(line for line in docs.splitlines() if line.startswith(f"| {seed // 101} (seed {seed}) |"))
+        points = ("fluent", "correct_answers", "complete_answers", "evidence_states_facts", "negation_by_contrast",
+                  "every check")
+        cells = [f"{counts[p][0]}/{counts[p][1]}" for p in points]
+        assert row.endswith(" | ".join(cells) + " |"), row
 
 
 def test_a_bare_given_name_is_no_person_and_recipient_no_occupation(tmp_path):
@@ -396,3 +404,31 @@ def test_one_node_per_entity_and_never_two_in_one(tmp_path):
             ("Frederick Grace", "occupation", "boxer"), ("Mark Minenko", "occupation", "politician")} <= facts
     assert not {f for f in facts if f[0] in ("Frederick", "Mark Minenko") and f[2] in ("boxer", "priest")}
     assert not {f for f in facts if "Goate William" in f[0] + f[2]}
+
+
+def test_no_nationality_for_a_god_no_occupation_for_a_domain_no_class_for_a_value(tmp_path):
+    # issue 29's second blind round: "What is the nationality of Thoth?" -> Egyptian; "the occupations of
+    # Archaea" -> domain; "the language that Pitirim Sorokin held" -> Russian (a nationality and a language)
+    passages = {
+        "a": Passage("a", "Thoth", "Thoth is an ancient Egyptian deity. He was the god of writing."),
+        "b": Passage("b", "Archaea", "Archaea is a domain of single-celled organisms."),
+        "c": Passage("c", "Russian language", "Russian is an East Slavic language spoken in Russia."),
+        "d": Passage("d", "Pitirim Sorokin", "Pitirim Sorokin (1889–1968) was a Russian-American sociologist."),
+    }
+    facts = facts_of(passages, tmp_path)
+    assert ("Pitirim Sorokin", "nationality", "Russian") in facts
+    assert not {f for f in facts if f[0] in ("Thoth", "Archaea") and f[1] in ("nationality", "occupation")}, facts
+    assert not {f for f in facts if f[0] == "Russian"}, facts
+
+
+def test_a_british_and_an_american_spelling_of_a_proper_name_are_two_entities(tmp_path):
+    passages = {
+        "a": Passage("a", "Bob Hawke", "Bob Hawke (1929–2019) was an Australian politician. Hawke led the Labor Party "
+                     "to four elections."),
+        "b": Passage("b", "Clement Attlee", "Clement Attlee (1883–1967) was a British politician. Attlee led the "
+                     "Labour Party from 1935."),
+        "c": Passage("c", "Old Vic", "The Old Vic is a theatre in London. The Old Vic Theatre staged Hamlet."),
+    }
+    extraction = extract(passages, ReadingCache(tmp_path), min_facts=1)
+    labels = set(extraction.labels.values())
+    assert {"Labor Party", "Labour Party"} <= labels, labels

@@ -721,3 +721,37 @@ def test_other_names_a_lead_gives():
     assert {("Avicenna", "alias", "Ibn Sīnā"), ("Avicenna", "alias", "Abu Ali Sina")} <= found
     found = {t[:3] for t in read("Corel Linux", "Corel Linux, also known as Corel LinuxOS, was an operating system.")}
     assert ("Corel Linux", "alias", "Corel LinuxOS") in found
+
+
+def test_people_named_in_passing_with_a_lifespan_and_a_surname_ner_left_untagged():
+    # issue 29's second blind round: answers missed because these facts were not read
+    found = {t[:3] for t in read("Geoffroy's cat", "Geoffroy's cat is named after the 19th century French "
+                                 "zoologist Étienne Geoffroy Saint-Hilaire (1772–1844). It was identified in 1844.")}
+    assert {("Étienne Geoffroy Saint-Hilaire", "bear in", "1772"),
+            ("Étienne Geoffroy Saint-Hilaire", "die in", "1844")} <= found
+    # a place's former name in brackets is no lifespan, nor a bracket not right after the name, nor the years
+    # after a name with no occupation before it (a book NER may take for a person), nor a ruler's reign
+    found = {t[:3] for t in read("Volgograd", "Volgograd, formerly Tsaritsyn (1589–1925), is a city in Russia. "
+                                 "The historian Peter Smith wrote a history (1999–2001) of it. It is named in Das "
+                                 "Kapital (1867–1894). The caliph Harun al-Rashid (786–809) never came.")}
+    assert not {t for t in found if t[1] in ("bear in", "die in")}, found
+    found = read("Polymerase chain reaction", "PCR was invented in 1983 by American biochemist Kary Mullis at "
+                 "Cetus Corporation. Mullis and biochemist Michael Smith, who had developed other essential ways of "
+                 "manipulating DNA, were jointly awarded the Nobel Prize in Chemistry in 1993.")
+    assert ("Kary Mullis", "receive", "Nobel Prize in Chemistry", "Mullis", "the Nobel Prize in Chemistry") in found
+
+
+def test_a_name_ner_cut_at_its_and_is_one_name():
+    found = {t[:3] for t in read("", "Notably, John Hume, a leader of the Social Democratic and Labour Party, was "
+                                 "instrumental in the peace process.")}
+    assert ("John Hume", "be leader of", "Social Democratic and Labour Party") in found
+    assert not {t for t in found if t[2] == "Labour Party"}
+
+
+def test_someones_words_state_nothing():
+    # a ComLQ chunk that opens inside a quote: "teacher" is praise, no occupation (issue 29's third round)
+    found = {t[:3] for t in read("", 'Jackie Stewart is a very sensible driver and a very good teacher. He let me go '
+                                 'through." Jackie Stewart was a Scottish racing driver. Hill said: "Stewart is a '
+                                 'wizard." He won the race.')}
+    assert ("Jackie Stewart", "nationality", "Scottish") in found
+    assert not {t for t in found if t[2] in ("teacher", "wizard")}, found

@@ -371,3 +371,42 @@ def test_a_whole_class_of_one_member_is_still_plural():
     found = questions(kg, grounding)
     assert found and all("futurists" in q and "the futurist" not in q for q in found), found
     assert "value:nationality:Italian" not in kg.definite  # a value is no name: never "the Italian"
+
+
+def test_a_date_as_a_bridge_is_senseless():
+    # "the place where the event of the century in which Mir Dast was born took place": every event of a
+    # century, found in issue 29's second blind round (two 3p items, neither fluent nor complete)
+    century = "value:century:19th century"
+    facts = [Fact("md", "born_in_century", century, ("p-md",)), Fact("ol", "took_place_in_century", century, ("p-ol",)),
+             Fact("ol", "located_in", "at", ("p-ol",))]
+    labels = {"md": "Mir Dast", century: "19th century", "ol": "1896 Summer Olympics", "at": "Athens"}
+    kg = build_graph(facts, labels, builtin_inverses())
+    grounding = ground(kg, "3p", {"?x": "md"}, ["born_in_century", "century_of_event", "located_in"])
+    assert grounding.answers == {"at"}
+    assert senseless(kg, grounding, Verbalizer(kg, grounding, random.Random(0))) == "date_bridge"
+
+
+def test_people_are_people_when_each_condition_is_a_clause():
+    # "Name the winners that won the Victoria Cross and were born in the 1830s" said "won" twice
+    # (the graph knows no occupation or nationality of Teesdale: his years make him a person)
+    facts = [Fact("ct", "won", "vc", ("p-ct",)), Fact("ct", "born_in_decade", "value:decade:1830s", ("p-ct",)),
+             Fact("ct", "born_in_century", "value:century:19th century", ("p-ct",))]
+    labels = {"ct": "Christopher Teesdale", "vc": "Victoria Cross", "value:decade:1830s": "1830s",
+              "value:century:19th century": "19th century"}
+    kg = build_graph(facts, labels, builtin_inverses())
+    grounding = ground(kg, "2i", {"?y": "vc", "?z": "value:decade:1830s"}, ["won", "born_in_decade"])
+    found = questions(kg, grounding)
+    assert found and not any("winner" in q for q in found), found
+    # a NOT is a clause too: "the nationalities of the winners that won the Nobel Prize in Chemistry and never
+    # won the Nobel Prize in Physics" (issue 29's third round)
+    facts = [Fact("km", "won", "ch", ("p-km",)), Fact("km", "nationality", "value:nationality:American", ("p-km",)),
+             Fact("mc", "won", "ch", ("p-mc",)), Fact("mc", "won", "ph", ("p-mc",)),
+             Fact("mc", "nationality", "value:nationality:Polish", ("p-mc",))]
+    labels = {"km": "Kary Mullis", "mc": "Marie Curie", "ch": "Nobel Prize in Chemistry",
+              "ph": "Nobel Prize in Physics", "value:nationality:American": "American",
+              "value:nationality:Polish": "Polish"}
+    kg = build_graph(facts, labels, builtin_inverses())
+    grounding = ground(kg, "inp", {"?y": "ch", "?w": "ph"}, ["won", "won", "nationality"])
+    assert grounding.answers == {"value:nationality:American"}
+    found = questions(kg, grounding)
+    assert found and not any("winner" in q for q in found), found
