@@ -597,6 +597,7 @@ class _Reader(Mentions):
                             self.state(_placed(subject) if place else subject, f"be {lemma(n)} {prep.lower_}", obj,
                                        sentence)
 
+
 def _quoted(text: str) -> list[tuple[int, int]]:
     """The character spans inside quotation marks (from the opening mark to the closing one); a chunk
     that opens inside a quote (its first mark closes one) is quoted up to that mark."""

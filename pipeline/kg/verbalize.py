@@ -236,8 +236,8 @@ class Verbalizer:
         raise Reject("no_noun")  # no class, topic or relation noun holds for the whole set
 
     def _people(self, node: str) -> bool:
-        """Is every member of the node's set a person (one with an occupation or a nationality, or
-        named by an occupation: "the director of The Sound of Music")?"""
+        """Is every member of the node's set a person (`_all_people`), or is it named by an occupation ("the
+        director of The Sound of Music")?"""
         return self.noun(node)[0] in vocabulary()["occupations"] or self._all_people(self.g.sets[node])
 
     def _all_people(self, members: Iterable[str]) -> bool:
