@@ -8,7 +8,9 @@ passages) and deterministic for a seed:
 1. coverage: every query type is given to each split that lacks it (small splits first),
    through the free group with the fewest items per type it adds, and not one a larger split
    needs for another type, so every split gets every type when there are enough groups (a type
-   in only two groups goes to the two largest splits);
+   in only two groups goes to the two largest splits). Groups holding several rare types can
+   still leave the smallest split without one of them (the test fixture's draw at some seeds):
+   the larger splits are served first;
 2. greedy: the remaining groups, largest first (ties in seeded random order), each go to the
    split that most needs them: the largest Σ_stratum count × (target − assigned), then the
    largest size deficit, then the larger ratio.

@@ -328,7 +328,7 @@ class CorpusCheck(CorpusIndex):
             # when an editor is English
             removed = project(kg, below.possible, forward)
             silent |= {m for m in certain - maybe - met if m.startswith("value:") and any(
-                overlaps(kg.labels.get(m, m), kg.labels.get(w, w)) for w in removed)}
+                self._may_hold(kg.labels.get(m, m), kg.labels.get(w, w)) for w in removed)}
             certain = certain - maybe - met - silent
             reason = reason or (NEGATION_UNSTATED if silent else None)
         return Bounds(certain, graph, possible, reason)
@@ -341,12 +341,15 @@ class CorpusCheck(CorpusIndex):
         backward, label = self.kg.inverses[forward], self.kg.labels.get
         for v in values:
             for w in negated:
-                a, b = label(v, v), label(w, w)
-                # (without classes.yaml's classes, as `without_classes` counts what the table costs)
-                if (overlaps(a, b) if self.use_classes or a[:1].isupper() else a == b) or backward in TRANSITIVE and (
+                if self._may_hold(label(v, v), label(w, w)) or backward in TRANSITIVE and (
                         self._inside(v, w, backward) or self._inside(w, v, backward)):
                     return False
         return True
+
+    def _may_hold(self, a: str, b: str) -> bool:
+        """May one entity be both values (`lexicon.overlaps`)? Without classes.yaml's classes (as
+        `without_classes` counts what the table costs) only equal class names do."""
+        return overlaps(a, b) if self.use_classes or a[:1].isupper() else a == b
 
     def _inside(self, part: str, whole: str, relation: str, depth: int = 4) -> bool:
         """Does the graph reach `whole` from `part` along a containment relation (Paris -> France)?"""

@@ -125,7 +125,6 @@ class _Corpus:
         self.labels: dict[str, str] = {}
         self.types: dict[str, str] = {}
         self.spelling: dict[str, str] = {}  # a name -> the name of its entity node, when another spelling
-        self.things: set[str] = set()  # articles whose definition names a class of no person (`_types`)
         self.shared_titles: dict[str, int] = {}  # title -> passages read as its one article, when several
         self._articles()
         self._same_names()
@@ -288,9 +287,9 @@ class _Corpus:
             if (article := self.article_of.get(pid)) and self._described_as_person(self.passages[pid].description):
                 votes[article]["PERSON"] += 2
         for article, weight in lifespans.items():
-            if article not in things:
-                votes[article]["PERSON"] += weight
-        self.things = things
+            votes[article]["PERSON"] += weight
+        for article in things:  # what its class says is no person is none ("Thoth is an ancient Egyptian deity")
+            votes[article].pop("PERSON", None)
         return {node: counter.most_common(1)[0][0] for node, counter in votes.items() if counter}
 
     def _lifespan_or_thing(self, st: Statement, article: str, lifespans: Counter[str], things: set[str]) -> None:
@@ -361,16 +360,14 @@ class _Corpus:
         s = self.node(pid, st.subject, st.subject_type)
         if s is None:
             return
-        # what its class says is no person ("Thoth is an ancient Egyptian deity") has no nationality
-        kind = "OTHER" if s in self.things else self.types.get(s, "")
         if st.pattern in ("is a", "also a"):
             cls = self._class(st.object)
-            relation = CLASS_RELATIONS.get(kind, "instance_of")
+            relation = CLASS_RELATIONS.get(self.types.get(s, ""), "instance_of")
             # a value is no entity: "Russian is an East Slavic language" says nothing of the nationality
             if cls and not s.startswith("value:") and (st.pattern == "is a" or cls in self.class_types) \
                     and self._fits(relation, cls):
                 yield relation, s, self._value("class", cls), evidence
-        elif st.pattern == "nationality" and kind == "PERSON":
+        elif st.pattern == "nationality" and self.types.get(s) == "PERSON":
             # "a Bahamian-American actor": each listed part ("Anglo-Irish" is one); "a Gandhian Indian
             # activist": the last word (not "Roman" of "an American Roman Catholic priest")
             parts = [st.object] if st.object in self.demonyms else st.object.split(" ")[-1].split("-")

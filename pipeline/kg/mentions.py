@@ -170,7 +170,7 @@ class Mentions:
             # part modifies the second's head), not two parties
             if first.label_ == second.label_ == "ORG" and second.start == first.end + 1 \
                     and self.doc[first.end].lower_ == "and" and second.start <= first.root.head.i < second.end:
-                ents[n + 1] = Span(self.doc, first.start, second.end, label="ORG")
+                ents[n + 1] = Span(self.doc, first.start, second.end, label="ORG")  # the next `first`: A and B and C
                 joined.add(n)
         for n, ent in enumerate(ents):
             kind = None if n in joined else ENTITY_TYPES.get(ent.label_)

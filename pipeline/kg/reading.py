@@ -50,7 +50,7 @@ from pipeline.kg.mentions import (
 )
 from pipeline.kg.nlp import lemma
 
-VERSION = "reading-31"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-32"  # bump when the statements a passage yields change (the cache key)
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
 
 
@@ -74,6 +74,13 @@ _LIST_VERBS = {"border", "bound"}  # verbs whose objects come as a list with a d
 
 
 _RULERS = {"emperor", "empress", "king", "queen", "sultan", "pharaoh", "caliph", "shah", "khan", "tsar"}
+
+
+# nouns of an office: the years after "the manager Alex Ferguson (1986–2013)" are his time in it, no lifespan
+_OFFICES = _RULERS | {"manager", "coach", "president", "chairman", "chairwoman", "minister", "governor", "mayor",
+                      "bishop", "archbishop", "pope", "editor", "director", "captain", "chancellor", "senator",
+                      "premier", "leader", "head", "chief", "secretary", "ambassador", "commissioner", "dean"}
+_FINITE = {"VBD", "VBZ", "VBP", "MD"}  # a finite verb: the quoted words are a clause
 
 
 _CAST = {"star", "co-star", "feature"}  # verbs whose "with" lists more of their objects
@@ -108,9 +115,12 @@ class _Reader(Mentions):
         self.sentences: list[str] = []
         self.sentence_index: dict[tuple[int, int], int] = {}  # evidence span (tokens) -> index in self.sentences
         self.statements: list[list] = []
-        # the tokens of someone's words in quotation marks (not a quoted title: words end with a stop or comma)
+        # the tokens of someone's words in quotation marks: a clause ending in a stop or comma (not a quoted
+        # title such as "Help!" or "Yesterday,")
         self.speech = {t.i for start, end in _quoted(doc.text) if doc.text[end - 1:end] in ".,!?"
-                       for t in doc.char_span(start, end, alignment_mode="expand") or ()}
+                       and (span := doc.char_span(start, end, alignment_mode="expand")) is not None
+                       and sum(t.is_alpha for t in span) >= 4 and any(t.tag_ in _FINITE for t in span)
+                       for t in span}
 
     def state(self, subject: Mention, pattern: str, obj: Mention, sentence) -> None:
         if subject.name == obj.name or not subject.name or not obj.name or subject.start in self.speech:
@@ -330,8 +340,9 @@ class _Reader(Mentions):
     def _passing_lifespans(self, sentence) -> None:
         """A person named in passing after an occupation, with a lifespan right after the name: "the French
         zoologist Étienne Geoffroy Saint-Hilaire (1772–1844)" (both years, or "born 1951"). Not without the
-        occupation ("Das Kapital (1867–1894)", a book NER took for a person), nor after a ruler's title,
-        whose years are a reign ("the caliph Harun al-Rashid (786–809)")."""
+        occupation ("Das Kapital (1867–1894)", a book NER took for a person), nor after an office, whose
+        years are a reign or a term ("the caliph Harun al-Rashid (786–809)", "the manager Alex Ferguson
+        (1986–2013)")."""
         for m in sorted({self.mentions[i] for i in range(sentence.start, sentence.end) if i in self.mentions},
                         key=lambda m: m.start):
             after = self.doc[m.end:sentence.end].text if m.type == "PERSON" else ""
@@ -339,7 +350,7 @@ class _Reader(Mentions):
                     match.group(1)) or re.match(r"\s*born\s", match.group(1))):
                 continue
             nouns = [n for n in self._class_run(m.start, sentence.start) if _class_name(n) in listed_classes()]
-            if nouns and not any(n.lower_ in _RULERS for n in nouns):
+            if nouns and not any(n.lower_ in _OFFICES for n in nouns):
                 self._years(m, match.group(1), sentence)
 
     def _years(self, subject: Mention, inside: str, sentence) -> tuple[str | None, str | None]:

@@ -241,7 +241,7 @@ class Verbalizer:
         return self.noun(node)[0] in vocabulary()["occupations"] or self._all_people(self.g.sets[node])
 
     def _all_people(self, members: Iterable[str]) -> bool:
-        """Has every member an occupation, a nationality or a birth or death date (only people have)?"""
+        """Has every member an occupation, a nationality or a century of birth or death (only people have)?"""
         return all(any(self.kg.neighbours(m, r) for r in PERSON_RELATIONS) for m in members)
 
     def _rel(self, step: Step) -> str:

@@ -427,7 +427,6 @@ def test_a_british_and_an_american_spelling_of_a_proper_name_are_two_entities(tm
                      "to four elections."),
         "b": Passage("b", "Clement Attlee", "Clement Attlee (1883–1967) was a British politician. Attlee led the "
                      "Labour Party from 1935."),
-        "c": Passage("c", "Old Vic", "The Old Vic is a theatre in London. The Old Vic Theatre staged Hamlet."),
     }
     extraction = extract(passages, ReadingCache(tmp_path), min_facts=1)
     labels = set(extraction.labels.values())

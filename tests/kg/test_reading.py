@@ -733,7 +733,8 @@ def test_people_named_in_passing_with_a_lifespan_and_a_surname_ner_left_untagged
     # after a name with no occupation before it (a book NER may take for a person), nor a ruler's reign
     found = {t[:3] for t in read("Volgograd", "Volgograd, formerly Tsaritsyn (1589–1925), is a city in Russia. "
                                  "The historian Peter Smith wrote a history (1999–2001) of it. It is named in Das "
-                                 "Kapital (1867–1894). The caliph Harun al-Rashid (786–809) never came.")}
+                                 "Kapital (1867–1894). The caliph Harun al-Rashid (786–809) never came. Its club "
+                                 "hired the Scottish manager Alex Ferguson (1986–2013).")}
     assert not {t for t in found if t[1] in ("bear in", "die in")}, found
     found = read("Polymerase chain reaction", "PCR was invented in 1983 by American biochemist Kary Mullis at "
                  "Cetus Corporation. Mullis and biochemist Michael Smith, who had developed other essential ways of "
@@ -755,3 +756,7 @@ def test_someones_words_state_nothing():
                                  'wizard." He won the race.')}
     assert ("Jackie Stewart", "nationality", "Scottish") in found
     assert not {t for t in found if t[2] in ("teacher", "wizard")}, found
+    # a quoted title is no one's words, with its own "!" or a comma inside the marks
+    found = {t[:3] for t in read("Help!", '"Help!" is a song by the Beatles. "Yesterday," a ballad by Paul McCartney, '
+                                 "was recorded in 1965.")}
+    assert ("Help!", "is a", "song") in found, found
