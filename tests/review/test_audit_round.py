@@ -105,7 +105,7 @@ def test_an_audit_round_by_keyboard_writes_audited_qrels_and_the_hand_computed_f
         ls, tmp_path, audit_case, assert_matches_audit_case):
     if not CHROMIUM.exists():
         pytest.fail("Debian chromium is missing (make test-deps installs it)")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     config = _toml(tmp_path / "audit.toml", ls, "browser audit")
     beir, out = _read_only_copy(tmp_path), tmp_path / "audit-out"
@@ -144,9 +144,9 @@ def test_an_audit_round_by_keyboard_writes_audited_qrels_and_the_hand_computed_f
                 page.keyboard.press("Escape")
                 for _ in range(len(tasks)):
                     page.locator(".comlq-passage").first.wait_for(timeout=60_000)
+                    expect(page.get_by_text("Passages to grade")).to_have_count(1)  # one task on the page
                     box = page.locator(".comlq-box").first.inner_text()
-                    data = next(d for question, d in tasks.items() if question in box)
-                    assert page.get_by_text("Passages to grade").count() == 1
+                    question, data = next((q, d) for q, d in tasks.items() if q in box)
                     verdicts = audit_case["verdicts"][data["item_id"]]
                     _grade_by_keyboard(page, data, {pid: v[n] for pid, v in verdicts.items()})
                     if data["item_id"] == "q3" and n == 0:
@@ -157,6 +157,8 @@ def test_an_audit_round_by_keyboard_writes_audited_qrels_and_the_hand_computed_f
                     with page.expect_response(lambda r: r.request.method == "POST" and "/annotations" in r.url) as sent:
                         page.keyboard.press("Control+Enter")
                     assert sent.value.status == 201, sent.value.text()
+                    # the submitted task leaves the page before the next one is read (under load both may show)
+                    expect(page.locator(".comlq-box", has_text=question)).to_have_count(0, timeout=60_000)
                 context.close()
         finally:
             browser.close()

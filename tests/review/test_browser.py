@@ -176,7 +176,7 @@ def test_three_annotators_review_with_the_keyboard_and_collect_writes_the_export
                                                                                  review_toml):
     if not CHROMIUM.exists():
         pytest.fail("Debian chromium is missing (make test-deps installs it)")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     config = review_toml(tmp_path / "review.toml", ls.config, "browser round")
     run = make_run(tmp_path / "run")
@@ -214,7 +214,7 @@ def test_three_annotators_review_with_the_keyboard_and_collect_writes_the_export
                     page.locator(".comlq-passage").first.wait_for(timeout=60_000)
                     started = time.monotonic()
                     shown = page.locator(".comlq-box").first.inner_text()
-                    data = next(d for question, d in tasks.items() if question in shown)
+                    question, data = next((q, d) for q, d in tasks.items() if q in shown)
                     order.append(data["item_id"])
                     groups = _check_groups(page, data)
                     if data["item_id"] == "r-2in-1":  # a negation task: excluded passages, pooled candidates
@@ -227,6 +227,8 @@ def test_three_annotators_review_with_the_keyboard_and_collect_writes_the_export
                     if n == 0:
                         _screenshot(page, f"{len(order) + 1:02d}-{kind(data)}-{data['item_id']}-answered.png")
                     _submit(page)
+                    # the submitted task leaves the page before the next one is read (under load both may show)
+                    expect(page.locator(".comlq-box", has_text=question)).to_have_count(0, timeout=60_000)
                     seconds.append(time.monotonic() - started)
                 assert order == pushed_order  # the same order for everyone: the push's
                 context.close()
