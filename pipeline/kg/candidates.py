@@ -71,15 +71,18 @@ class MissedAnswers:
             top = set(self.search(question))
             found |= top if not unclassed else top & _meeting([self._named(grounding, st) for st in unclassed],
                                                               unclassed)
-        # a chunk from the middle of an article (no title, no node) says who it is about only where it
-        # names the answers' class; an article that starts inside it is read as well
-        entities = {p: [*([self.check.entity_of.get(p, p)] if self.check.titles.get(p) or p in class_named
-                          or self.check.entity_of.get(p, p) in self.kg.labels else []), *self.check.held.get(p, ())]
-                    for p in found}
-        missed = self._entities(grounding, steps, entities, cls)
+        missed = self._entities(grounding, steps, {p: self._about(p, class_named) for p in found}, cls)
         for name, pids in self._named_members(grounding, steps, loose).items():
             missed.setdefault(name, pids)
         return missed
+
+    def _about(self, pid: str, class_named: frozenset[str]) -> list[str]:
+        """The entities a candidate passage may be about: its own (a chunk from the middle of an article, no
+        title and no node, says who it is about only where it names the answers' class), and the articles
+        that start inside it."""
+        own = self.check.entity_of.get(pid, pid)
+        about = own in self.kg.labels or bool(self.check.titles.get(pid)) or pid in class_named
+        return [*([own] if about else []), *self.check.held.get(pid, ())]
 
     def _entities(self, grounding: Grounding, steps: list[Step], found: dict[str, list[str]],
                   cls: str | None) -> dict[str, tuple[str, ...]]:

@@ -313,8 +313,8 @@ class CorpusCheck(CorpusIndex):
             # what the negated sources may reach by the text too ("the occupations of Henry James", who is
             # "among the greatest novelists" though the graph read no novelist), and what an answer's own
             # text may say it meets
-            maybe = project(kg, below.possible, forward).union(
-                *(self.others(a, forward) for a in sorted(below.possible)))
+            removed = project(kg, below.possible, forward)
+            maybe = removed.union(*(self.others(a, forward) for a in sorted(below.possible)))
             met = {m for m in certain - maybe if any(self.meets_negation(m, kg.inverses[forward], a)
                                                      for a in sorted(below.possible))}
             # open world: a member passes the NOT only where the graph states a value of the relation for it
@@ -322,14 +322,14 @@ class CorpusCheck(CorpusIndex):
             # says nothing ("poets that are not American" must not keep a poet whose nationality was never
             # read), nor does a value that may hold the negated one ("British" for "not English", "writer"
             # for "never a poet", a place inside the negated one)
-            silent = {m for m in certain - maybe - met
+            left = certain - maybe - met
+            silent = {m for m in left
                       if not self._contrasts(kg.neighbours(m, kg.inverses[forward]), below.possible, forward)}
             # so for a value answer: "British" is no answer to "nationalities of Faraday but not of editors"
             # when an editor is English
-            removed = project(kg, below.possible, forward)
-            silent |= {m for m in certain - maybe - met if m.startswith("value:") and any(
+            silent |= {m for m in left if m.startswith("value:") and any(
                 self._may_hold(kg.labels.get(m, m), kg.labels.get(w, w)) for w in removed)}
-            certain = certain - maybe - met - silent
+            certain = left - silent
             reason = reason or (NEGATION_UNSTATED if silent else None)
         return Bounds(certain, graph, possible, reason)
 
