@@ -28,11 +28,10 @@ import random
 from collections import defaultdict
 from pathlib import Path
 
-from pipeline.config import EvaluateConfig
-from retrieval.base import ranked
+from annotation.audit import pool
+from pipeline.config import load_config
+from pipeline.orchestration.audit import pooled_rankings
 from retrieval.beir import BeirData, load_beir
-from retrieval.registry import Factory
-from retrieval.shuffle import shuffle_corpus
 
 NEGATION = ("2in", "3in", "inp", "pin", "pni")
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "comlq"
@@ -51,26 +50,6 @@ def stratified(data: BeirData, per_type: int, per_negation_type: int, seed: int)
     return chosen
 
 
-def pools(data: BeirData, query_ids: list[str], k: int,
-          retrievers: tuple[str, ...]) -> dict[str, dict[str, dict[str, int]]]:
-    """query id -> pooled passage id (original ids) -> retriever -> rank (1-based), over the corpus
-    shuffled and renamed (seed 1)."""
-    shuffled, renamed = shuffle_corpus(data, 1)
-    back = {new: old for old, new in renamed.items()}
-    wanted = set(query_ids)
-    queries = [q for q in shuffled.queries if q.id in wanted]
-    factory = Factory(EvaluateConfig())
-    pooled: dict[str, dict[str, dict[str, int]]] = {q: defaultdict(dict) for q in query_ids}
-    for spec in retrievers:
-        retriever = factory.build(spec)
-        retriever.index(shuffled.corpus)
-        run = retriever.retrieve(queries, k)
-        for qid, scores in run.items():
-            for rank, (pid, _) in enumerate(ranked(scores)[:k], start=1):
-                pooled[qid][back[pid]][spec] = rank
-    return pooled
-
-
 def draw(args: argparse.Namespace) -> None:
     data = load_beir(args.beir, args.split)
     raw = {}
@@ -84,7 +63,9 @@ def draw(args: argparse.Namespace) -> None:
             item = json.loads(line)
             raw.setdefault(item["id"], {})["answer"] = item["answers"]
     chosen = stratified(data, args.per_type, args.per_negation_type, args.seed)
-    pooled = pools(data, chosen, args.k, tuple(args.retrievers.split(",")))
+    # the pooling `comlq review push --beir` does: each retriever's top k over the corpus shuffled and renamed
+    rankings = pooled_rankings(data, chosen, args.retrievers.split(","), args.k, 1, load_config(None), False)
+    pooled = defaultdict(dict, pool(rankings, args.k))  # a query no retriever answered pools nothing
     by_id = {q.id: q for q in data.queries}
     with open(args.out, "w", encoding="utf-8") as out:
         for qid in chosen:
