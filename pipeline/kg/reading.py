@@ -172,9 +172,7 @@ class _Reader(Mentions):
     def _named_classes(self, sentence) -> None:
         """Classes written before a person's name: "the brother of philosopher and psychologist William
         James and diarist Alice James" (`also a`: listed classes only)."""
-        people = {self.mentions[i] for i in range(sentence.start, sentence.end)
-                  if i in self.mentions and self.mentions[i].type == "PERSON"}
-        for person in sorted(people, key=lambda m: m.start):
+        for person in (m for m in self._mentions_in(sentence) if m.type == "PERSON"):
             nouns = [n for n in self.doc[person.end - 1].children if n.dep_ in ("compound", "nmod")
                      and n.i < person.start and n.is_lower and n.tag_ in ("NN", "NNS")]
             if nouns:
@@ -216,10 +214,15 @@ class _Reader(Mentions):
             i -= 1
         return heads
 
+    def _mentions_in(self, sentence) -> list[Mention]:
+        """The sentence's mentions, each once, in the order it names them."""
+        found = {self.mentions[i] for i in range(sentence.start, sentence.end) if i in self.mentions}
+        return sorted(found, key=lambda m: m.start)
+
     def _co_mentions(self, sentence) -> None:
         """`mention`: the passage's subject and another name in one sentence (a title mention, if
         the corpus has an article of that name)."""
-        found = {self.mentions[i] for i in range(sentence.start, sentence.end) if i in self.mentions}
+        found = set(self._mentions_in(sentence))
         subjects = [m for m in found if m.type == SELF]
         if subjects:
             subject = min(subjects, key=lambda m: m.start)
@@ -343,8 +346,7 @@ class _Reader(Mentions):
         occupation ("Das Kapital (1867–1894)", a book NER took for a person), nor after an office, whose
         years are a reign or a term ("the caliph Harun al-Rashid (786–809)", "the manager Alex Ferguson
         (1986–2013)")."""
-        for m in sorted({self.mentions[i] for i in range(sentence.start, sentence.end) if i in self.mentions},
-                        key=lambda m: m.start):
+        for m in self._mentions_in(sentence):
             after = self.doc[m.end:sentence.end].text if m.type == "PERSON" else ""
             if not (match := re.match(r"\s*\(([^()]*)\)", after)) or not (_dated(match.group(0)) and _DASH.search(
                     match.group(1)) or re.match(r"\s*born\s", match.group(1))):
