@@ -252,7 +252,7 @@ def _name_run(words: list[str]) -> list[str]:
         if not (w.lstrip("\"“'")[:1].isupper() or w[:1].isdigit() or _key(w) in _PARTICLES):
             break
         run.append(_name_key(w))
-        if re.search(r"[,.;:()]$", w):
+        if re.search(r"[,.;:()]$", w) and not re.fullmatch(r"[A-Z]\.", w):  # an initial goes on: "Reginald C. Hayes"
             break
     return run
 
@@ -273,8 +273,9 @@ def recover_title(text: str) -> str:
     found = ""
     for k in range(1, min(MAX_TITLE_WORDS, len(words) - 2) + 1):
         title, nxt = words[:k], words[k]
-        if re.search(r"[.;:!?\"]$", title[-1]) or not (title[0][:1].isupper() or title[0][:1].isdigit()):
-            break
+        if re.search(r"[.;:!?\"]$", title[-1]) and not re.fullmatch(r"[A-Z]\.", title[-1]) \
+                or not (title[0][:1].isupper() or title[0][:1].isdigit()):
+            break  # (an initial ends no title: "I. M. Pei")
         if not nxt[:1].isupper() or title[-1].endswith(",") or _key(title[-1]) in _FUNCTION_WORDS:
             continue
         rest = words[k:]
@@ -286,12 +287,16 @@ def recover_title(text: str) -> str:
         bare = re.sub(r"\s*\([^()]*\)$", "", name)  # "Peter Hermann (actor)" -> "Peter Hermann"
         content = [_key(w) for w in bare.split() if _key(w) and _key(w) not in _FUNCTION_WORDS]
         run = _name_run(rest)  # the capitalised name the text goes on with ("Emperor Xuānzong of Tang")
-        if len(content) >= 2 and len(run) > len(content) and run[-1] == content[-1] and len(rest) > len(run) \
-                and rest[len(run)][:1] == "(":
-            # "Randy Couture Randall Duane Couture (; born ...)": a lead's full name, the title's short one
+        if len(content) >= 2 and len(run) >= len(content) and run != content and run[-1] == content[-1] \
+                and len(rest) > len(run) and (rest[len(run)][:1] == "(" or rest[len(run) - 1].endswith(",")):
+            # "Randy Couture Randall Duane Couture (; born ...)": a lead's full name, the title's short one (or
+            # "I. M. Pei Ieoh Ming Pei, FAIA, RIBA (born ...)", "Wilbur Dartnell William Thomas Dartnell, VC (...")
             found = name
             continue
         first = _SENTENCE_END.split(" ".join(rest), 1)[0].split()
+        if run and re.search(rf"\bknown (?:as|by [\w ]*?name) {re.escape(name)}\b", " ".join(first)):
+            found = name  # "Lil Jon Jonathan Smith (born ...), better known by his stage name Lil Jon, is ..."
+            continue
         if not content or not _in_order(content, [_name_key(w) for w in first]):
             continue
         if _key(nxt) in _FUNCTION_WORDS:
@@ -319,8 +324,9 @@ def article_start(text: str) -> str:
         run = _name_run(after)
         while run and after[len(run) - 1].strip(",").isupper() and len(after[len(run) - 1]) > 1:
             run = run[:-1]  # "Joseph John Farmer VC"
-        if not run or not _in_order(content, run) or run[-1] != content[-1]:
-            return ""
+        known = re.search(rf"\bknown (?:as|by [\w ]*?name) {re.escape(title)}\b", " ".join(after[:40]))
+        if not run or not known and (not _in_order(content, run) or run[-1] != content[-1]):
+            return ""  # (a stage name: "Lil Jon Jonathan Smith (born ...), better known by his stage name Lil Jon")
         name = len(run)
     while name < len(after) and after[name].strip(",").isupper():
         name += 1  # a post-nominal after the name: "VC", "KBE"

@@ -44,10 +44,21 @@ TRANSITIVE = frozenset({"located_in", "part_of"})  # containment: a place inside
 LOOSE = 3  # a bridge of at most this many of one named entity's neighbours may hold members the graph lacks
 
 
+# relations whose stated values are taken as all there are, so that another value contrasts with a NOT's
+# (a nationality, a birth decade, a film's director); lists seldom whole (prizes won, films starred in,
+# schools, members) state no contrast: a Chemistry prize says nothing of the Physics one
+EXHAUSTIVE = frozenset({"instance_of", "occupation", "nationality", "born_in", "died_in", "born_in_century",
+                        "died_in_century", "born_in_decade", "died_in_decade", "child_of", "founded_in_century",
+                        "headquartered_in", "directed_by", "written_by", "composed_by", "created_by",
+                        "published_in_decade", "took_place_in", "took_place_in_century", "located_in",
+                        "capital_of", "has_capital", "borders", "flows_into"})
+
+
 _UNNAMED = "unnamed:"  # a possible member the text names and no node stands for ("unnamed:oyo state")
 
 
 # a drop that only the broader classes of classes.yaml cause is counted apart, to show what the table costs
+BROAD_UNSTATED = "broad_unstated"  # a nationality a query goes through is written where no member was read
 NEGATION_UNSTATED = "negation_unstated"  # an answer passes a NOT only because its value is not stated
 BY_CLASS = {"corpus_other_member": "corpus_narrower_class_member",
             "corpus_meets_negation": "corpus_narrower_class_negation"}
@@ -67,6 +78,7 @@ class CorpusCheck(CorpusIndex):
         self._bounds: dict[tuple, Bounds] = {}  # see bounds
         self._reasons: dict[tuple, str | None] = {}  # see node_reason
         self._plain: CorpusCheck | None = None
+        self._unaccounted: dict[tuple[str, str], bool] = {}  # see unaccounted
 
     def forget_groundings(self) -> None:
         """Drop the bounds and reasons of groundings: their keys hold the type, so no other type reuses them
@@ -264,8 +276,25 @@ class CorpusCheck(CorpusIndex):
             if not bound.reason and not self.narrow(
                     [anchors[a] for a in _subtree(plan.type, node)[0]], len(bound.graph)):
                 bound = bound._replace(reason=_inexact(bound))
+            if not bound.reason and node != plan.target and any(
+                    not st.negated and plan.is_anchor(st.child) and self.unaccounted(
+                        anchors[st.child], traversal(self.kg, st, relations[st.edge])) for st in plan.steps[node]):
+                bound = bound._replace(reason=BROAD_UNSTATED)
             self._bounds[key] = bound
         return self._bounds[key]
+
+    def unaccounted(self, anchor: str, relation: str) -> bool:
+        """Does a passage name this nationality without a member read there? "the occupations that Swedish
+        people had" goes through every Swedish person of the corpus; a passage saying "the Swedish astronomer
+        Anders Celsius" that the reader did not read would hide his occupations, so a demonym a query goes
+        through must be accounted for wherever it is written (even "the Swedish krona": the check cannot tell)."""
+        if not anchor.startswith("value:nationality:"):
+            return False
+        key = (anchor, relation)
+        if key not in self._unaccounted:
+            read = {p for m in self.kg.neighbours(anchor, relation) for p in self.kg.passages[(anchor, relation, m)]}
+            self._unaccounted[key] = any(self.sentences[i][0] not in read for i in self._naming(anchor))
+        return self._unaccounted[key]
 
     def narrow(self, anchors: Iterable[str], size: int) -> bool:
         """May a bridge of `size` members, below these anchors, hold members the graph lacks? Only a
@@ -301,8 +330,15 @@ class CorpusCheck(CorpusIndex):
         parts = unions or plain
         join = set.union if unions else set.intersection
         certain, graph, possible = (join(*(part[i] for part in parts)) for i in range(3))
+        negated = [st for st in plan.steps[node] if st.negated]
         negations = [(traversal(kg, st, relations[st.edge]), self.bounds(plan, anchors, relations, st.child))
-                     for st in plan.steps[node] if st.negated]
+                     for st in negated]
+        # "Faraday's nationalities other than those editors held": a NOT over everyone of a class (a demonym, a
+        # date) holds only by silence; over a projection it needs a narrow set, a few neighbours of named entities
+        if any(not plan.is_anchor(st.child) and not self.narrow([anchors[a] for a in _subtree(plan.type, st.child)[0]],
+                                                                len(below.graph))
+               for st, (_, below) in zip(negated, negations)):
+            reason = reason or NEGATION_UNSTATED
         for forward, below in negations:
             reason = reason or below.reason
             graph = graph - project(kg, below.graph, forward)
@@ -336,9 +372,9 @@ class CorpusCheck(CorpusIndex):
     def _contrasts(self, values: Iterable[str], negated: Iterable[str], forward: str) -> bool:
         """Do the stated `values` (some) rule out every `negated` one? Not where one may hold the other."""
         values = list(values)
-        if not values:
-            return False
         backward, label = self.kg.inverses[forward], self.kg.labels.get
+        if not values or not {backward, forward} & EXHAUSTIVE:  # (Bellow's occupations: a whole list too)
+            return False
         for v in values:
             for w in negated:
                 if self._may_hold(label(v, v), label(w, w)) or backward in TRANSITIVE and (

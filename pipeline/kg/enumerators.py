@@ -15,6 +15,7 @@ import random
 from collections import Counter
 from collections.abc import Iterator
 
+from pipeline.kg.complete import EXHAUSTIVE
 from pipeline.kg.graph import KnowledgeGraph
 from pipeline.kg.query import Plan, Step, project, traversal
 from pipeline.kg.sample import Grounding, Sampler, _best_weights
@@ -180,8 +181,10 @@ class Enumerator(Enumerating):
                 if extra - reached:  # another member the corpus may hold, which this NOT keeps
                     kept_extra = True
                     continue
-                if any(not self.kg.neighbours(m, r) for m in core - reached):
-                    self.rejections["negation_unstated"] += 1  # open world: a kept member must state another value
+                # open world: a kept member must state another value, of a relation whose values are all stated
+                if not {r, self.kg.inverses[r]} & EXHAUSTIVE or any(not self.kg.neighbours(m, r)
+                                                                    for m in core - reached):
+                    self.rejections["negation_unstated"] += 1
                     continue
                 # a violating passage is needed: one stating a removed member's facts, not an answer's
                 evidence = set().union(*(stated[m] for m in core - reached))

@@ -69,6 +69,8 @@ _REASONS = {
     "corpus_narrower_class_negation": "an answer's own text may name a narrower class of the negated one",
     "negation_unstated": "an answer would pass the NOT only because no value of the negated relation is stated "
                          "for it (open world: silence is not a different value)",
+    "broad_unstated": "a nationality the query goes through ('the occupations that Swedish people had') is "
+                      "written in a passage where no one's nationality was read, so a member may be missing",
     "corpus_pruned": "a part of a grounding that the corpus check turned down before the rest was enumerated",
     "circular": "an anchor is an answer, a bridge or what a negation removes (the query answers itself)",
     "class_as_answer": "a set of classes reached by instance_of ('the types that X belongs to')",
@@ -77,13 +79,15 @@ _REASONS = {
     "noun_names_bridge": "the answers' noun is a bridge of the query, which gives the hop away",
     "nothing_asked": "a class listing whose only condition is the class itself ('Name the cloth that is a cloth')",
     "class_bridge": "members of a set of classes ('the manufacturers that are none of the occupations of X')",
-    "duplicate_qrels": "another item of the type has the same answers, evidence and violating passages",
+    "duplicate_qrels": "another item of the type has the same answers and evidence (a NOT that only swaps "
+                       "whom it removes by is a near-copy)",
     "possible_missed_answer": "a passage of the corpus may state another answer (it names the class and every "
                               "condition of the answers)",
     "overused_entity": "a named anchor or answer would be in more than max_entity_share of the run's items",
 }
 CORPUS_REASONS = ("corpus_other_member", "corpus_meets_negation", "corpus_narrower_class_member",
-                  "corpus_narrower_class_negation", "negation_unstated", "possible_missed_answer")
+                  "corpus_narrower_class_negation", "negation_unstated", "broad_unstated",
+                  "possible_missed_answer")
 
 
 def builtin_inverses() -> dict[str, str]:
@@ -183,9 +187,11 @@ def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tup
                 checker.forget_groundings()
             result.items.extend(items)
             per_type[name] = summary
-            result.rejected.extend(_rejections(name, summary))
             bar.update()
     seconds = time.perf_counter() - started
+    result.items = _trimmed(result.items, per_type, variety)
+    for name, summary in per_type.items():
+        result.rejected.extend(_rejections(name, summary))
 
     short = {n: s for n, s in per_type.items() if s["generated"] < s["requested"]}
     for name, summary in short.items():
@@ -200,6 +206,18 @@ def generate_kg(passages: dict[str, Passage], config: GenerateConfig, types: tup
                    "items_per_second": round(len(result.items) / seconds, 1) if seconds > 0 else None},
     }
     return result
+
+
+def _trimmed(items: list[Item], per_type: dict[str, dict], variety: Variety) -> list[Item]:
+    """The items `Variety.trim` keeps, each type's summary counting the others as overused_entity."""
+    dropped = variety.trim(items)
+    for name, summary in per_type.items():
+        if lost := sum(i.id in dropped for i in items if i.type == name):
+            rejections = Counter(summary["rejections"]) + Counter(overused_entity=lost)
+            kept = [i for i in items if i.type == name and i.id not in dropped]
+            why = f"{summary['stopped']}, then {lost} dropped: max_entity_share of the items made"
+            per_type[name] = summary | _summary(summary["requested"], kept, summary["attempts"], rejections, why)
+    return [i for i in items if i.id not in dropped]
 
 
 @contextmanager
@@ -219,12 +237,17 @@ class Variety:
     """How often each named entity (values such as a nationality or a century aside) is an anchor or an
     answer of the run's items so far; an item that would take one past `cap` (`max_entity_share` of the
     items asked, at least 2) is turned down, so no person or place carries a run (one anchored 9 of 140
-    items of an unseen corpus)."""
+    items of an unseen corpus). A run short of what it asked has a lower share to keep: `trim`."""
 
     def __init__(self, expected_items: int, share: float):
-        self.cap = max(2, int(share * expected_items))  # (a tiny run may use a name twice)
+        self.share = share
+        self.cap = self._cap(expected_items)
         self.anchors: Counter[str] = Counter()
         self.answers: Counter[str] = Counter()
+        self.uses: dict[str, set[str]] = {}  # item id -> its named anchors and answers ("anchor:X", "answer:Y")
+
+    def _cap(self, items: int) -> int:
+        return max(2, int(self.share * items))  # (a tiny run may use a name twice)
 
     @staticmethod
     def _named(nodes) -> set[str]:
@@ -234,9 +257,23 @@ class Variety:
         return all(self.anchors[n] < self.cap for n in self._named(grounding.anchors.values())) and all(
             self.answers[n] < self.cap for n in self._named(grounding.answers))
 
-    def add(self, grounding: Grounding) -> None:
-        self.anchors.update(self._named(grounding.anchors.values()))
-        self.answers.update(self._named(grounding.answers))
+    def add(self, grounding: Grounding, item_id: str) -> None:
+        anchors, answers = self._named(grounding.anchors.values()), self._named(grounding.answers)
+        self.anchors.update(anchors)
+        self.answers.update(answers)
+        self.uses[item_id] = {f"anchor:{n}" for n in anchors} | {f"answer:{n}" for n in answers}
+
+    def trim(self, items: list[Item]) -> set[str]:
+        """The ids of the last-made items to drop so that no named entity is in more than the share of the
+        items made (a short run: 7 of 202 items anchored at one prize were within 3% of the 420 asked)."""
+        kept = list(items)
+        while True:
+            cap = self._cap(len(kept))
+            counts = Counter(use for item in kept for use in self.uses.get(item.id, ()))
+            over = next((i for i in reversed(kept) if any(counts[u] > cap for u in self.uses.get(i.id, ()))), None)
+            if over is None:
+                return {i.id for i in items} - {i.id for i in kept}
+            kept.remove(over)
 
 
 def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: Mapping[str, str] | None = None,
@@ -251,7 +288,7 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
     variety = variety or Variety(10**9, 1.0)
     sampler, draw = _sampler(kg, name, config, checker)
     items: list[Item] = []
-    judged: set[tuple] = set()  # (answers, evidence, violating) of the items kept: one item per set of qrels
+    judged: set[tuple] = set()  # (answers, evidence) of the items kept: one item per set of positive qrels
     # a walked type keeps room for evidence over 2-3 passages (ComLQ's variants): one-passage items past
     # SINGLE_SHARE wait in `reserve` while the walk still finds others, and fill what is left at the end
     reserve: list[tuple[Item, Grounding]] = []
@@ -272,8 +309,10 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
                 item = make_item(kg, grounding, config.seed, texts, checker, missed, config.completeness == "review")
             except Reject as reason:
                 sampler.rejections[str(reason)] += 1
-        if item is not None and (signature := (item.answers, item.evidence, item.violating)) in judged:
-            sampler.rejections["duplicate_qrels"] += 1  # a near-copy ("grandmasters that are not X" for many X)
+        if item is not None and (signature := (item.answers, item.evidence)) in judged:
+            # a near-copy: "grandmasters that are not X" for many X, "the occupations of the parent of Cornelia
+            # Sulla that Y never had" for many Y
+            sampler.rejections["duplicate_qrels"] += 1
             item = None
         elif item is not None and not variety.admits(grounding):
             sampler.rejections["overused_entity"] += 1
@@ -291,13 +330,13 @@ def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: 
         failed = deferred = 0
         singles += item.n_passages == 1
         items.append(item)
-        variety.add(grounding)
+        variety.add(grounding, item.id)
     for item, grounding in reserve:
         if len(items) < config.per_type and variety.admits(grounding):
             items.append(item)
-            variety.add(grounding)
-    why = ("every grounding enumerated" if exhausted else f"{STALL} failures in a row" if failed >= STALL
-           else f"budget {ATTEMPTS_PER_ITEM} per item")
+            variety.add(grounding, item.id)
+    why = ("all items asked" if len(items) >= config.per_type else "every grounding enumerated" if exhausted
+           else f"{STALL} failures in a row" if failed >= STALL else f"budget {ATTEMPTS_PER_ITEM} per item")
     return items, _summary(config.per_type, items, attempts, sampler.rejections, why)
 
 
@@ -317,7 +356,7 @@ def _sampler(kg: KnowledgeGraph, name: str, config: GenerateConfig,
 
 def _summary(requested: int, items: list[Item], attempts: int, rejections: Counter[str], why: str) -> dict:
     summary = {
-        "requested": requested, "generated": len(items), "attempts": attempts,
+        "requested": requested, "generated": len(items), "attempts": attempts, "stopped": why,
         "rejections": dict(sorted(rejections.items())),
         "n_passages": dict(sorted(Counter(str(i.n_passages) for i in items).items())),
     }

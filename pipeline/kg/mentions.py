@@ -184,6 +184,7 @@ class Mentions:
                 # "first university statistics department", "Zaporozhian Cossacks as Hetman": no name
                 if name not in _NO_ENTITY and (kind == "DATE" or re.search(r"[A-Z]", name) and " as " not in name):
                     self._add(Mention(name, kind, span.text, span.start, span.end))
+        self._named_after_occupation()
         self._full_names()
         for article in self.articles:
             self.article = article
@@ -193,6 +194,22 @@ class Mentions:
             for alias in sorted(self._aliases(), key=len, reverse=True):
                 for match in re.finditer(rf"(?<!\w){re.escape(alias)}(?!\w)", span.text):
                     self._alias_at(alias, span.start_char + match.start(), span.start_char + match.end())
+
+    def _named_after_occupation(self) -> None:
+        """"named after the Swedish astronomer Anders Celsius": a full name NER left untagged, right after a
+        listed occupation written lower-case ("the astronomer", not "the Astronomer Royal")."""
+        occupations = frozenset(vocabulary()["occupations"])
+        for t in self.doc:
+            if t.i in self.mentions or t.i == 0 or not _untagged_name(t) or _untagged_name(self.doc[t.i - 1]):
+                continue
+            end = t.i
+            while end < len(self.doc) and _untagged_name(self.doc[end]) and end not in self.mentions:
+                end += 1
+            before = self.doc[t.i - 1]
+            if before.is_lower and before.text in occupations and 2 <= end - t.i <= 4 \
+                    and not (end < len(self.doc) and self.doc[end].tag_ in ("NNP", "NNPS")):
+                span = self.doc[t.i:end]
+                self._add(Mention(_normalise(span.text), "PERSON", span.text, t.i, end))
 
     def _full_names(self) -> None:
         """A one-word person mention that ends a longer person mention of the same passage is that
@@ -269,8 +286,9 @@ class Mentions:
         phrase = self.doc[first.start:subject.right_edge.i + 1].text
         title = re.escape(bare_title(self.title).split(" of ")[0])  # "known as Alexis" for Alexis of Russia
         said = r"(?:known|called|styled|[Ll]atini[sz]ed|[Aa]nglici[sz]ed)"
-        # "known professionally as", "known, especially in English, as"
-        if not re.search(rf"\b{said}(?: \w+ly|, [^,]{{1,30}},)? as (?:the )?{title}(?!\w)", phrase):
+        # "known professionally as", "known, especially in English, as", "known by his stage name"
+        how = r"(?:as|by (?:his|her|their|the) (?:stage |pen |ring )?name)"
+        if not re.search(rf"\b{said}(?: \w+ly|, [^,]{{1,30}},)? {how} (?:the )?{title}(?!\w)", phrase):
             return None
         opening = next((self.mentions[i] for i in range(first.start, min(first.start + 3, subject.i + 1))
                         if i in self.mentions), None)  # "Mu'izz | al-Din Muhammad ibn Sam": NER may start late
@@ -446,6 +464,10 @@ _HONORIFICS = {"sir", "dame", "lord", "lady", "mr", "mrs", "ms", "dr", "saint", 
 
 
 _NAME_JOINERS = _PARTICLES | {"y"}  # "José Ortega y Gasset"
+def _untagged_name(token) -> bool:
+    return token.tag_ in ("NNP", "NN") and token.is_title and token.is_alpha  # "Celsius" may be tagged NN
+
+
 _NOMINAL = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "conj", "appos", "poss"})  # a noun phrase's own roles
 
 

@@ -50,7 +50,7 @@ from pipeline.kg.mentions import (
 )
 from pipeline.kg.nlp import lemma
 
-VERSION = "reading-32"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-35"  # bump when the statements a passage yields change (the cache key)
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
 
 
@@ -174,7 +174,7 @@ class _Reader(Mentions):
         James and diarist Alice James" (`also a`: listed classes only)."""
         for person in (m for m in self._mentions_in(sentence) if m.type == "PERSON"):
             nouns = [n for n in self.doc[person.end - 1].children if n.dep_ in ("compound", "nmod")
-                     and n.i < person.start and n.is_lower and n.tag_ in ("NN", "NNS")]
+                     and n.i < person.start and n.is_lower and n.tag_ in ("NN", "NNS") and not _qualified(n)]
             if nouns:
                 for noun in nouns:
                     self._classes(person, noun, sentence, "also a")
@@ -183,7 +183,7 @@ class _Reader(Mentions):
             # hang the nouns before the name elsewhere (here as conjuncts of an earlier name); read them off
             # the words, listed classes only, each one a noun right before "and" or the name
             for noun in self._class_run(person.start, sentence.start):
-                if _class_name(noun) in listed_classes():
+                if _class_name(noun) in listed_classes() and not _qualified(noun):
                     self._classes(person, noun, sentence, "also a", conjuncts=False)
                     self._realm(person, noun, sentence)
 
@@ -205,7 +205,9 @@ class _Reader(Mentions):
         while i >= start:
             t = self.doc[i]
             m = self.mentions.get(i)
-            if t.is_lower and t.tag_ in ("NN", "NNS") and m is None:
+            # (a listed class the tagger took for a verb: "the Swedish chemist and engineer Alfred Nobel")
+            if t.is_lower and m is None and (t.tag_ in ("NN", "NNS") or t.lower_ in listed_classes()
+                                                 and self.doc[i - 1].lower_ == "and"):
                 if i + 1 == end or self.doc[i + 1].lower_ == "and":
                     heads.append(t)
             elif not (m is not None and m.type == "NORP" or t.tag_ == "HYPH" or t.lower_ == "and" and heads):
@@ -277,8 +279,9 @@ class _Reader(Mentions):
             return  # "a real person or fictional character": alternatives, neither is stated
         for noun in (head, *head.conjuncts, *_list_items(head)) if conjuncts else (head,):
             # "monk, yogi, and guru" (yogi a foreign word), "novelist, screenwriter, academic" (an adjective)
-            tags = ("NN", "NNS", "FW") if noun.dep_ == "appos" else ("NN", "NNS", "JJ") if (
-                noun is not head and noun.lower_ in listed_classes()) else ("NN", "NNS")
+            # (a listed class written before a name may be tagged a verb: "the chemist and engineer Alfred Nobel")
+            tags = ("NN", "NNS", "FW") if noun.dep_ == "appos" else ("NN", "NNS", "JJ", "VB") if (
+                (noun is not head or not conjuncts) and noun.lower_ in listed_classes()) else ("NN", "NNS")
             if noun.tag_ not in tags or noun is not head and any(
                     c.dep_ == "det" and c.lower_ == "the" or c.dep_ == "prep" and c.lower_ == "of"
                     for c in noun.children):
@@ -289,9 +292,13 @@ class _Reader(Mentions):
             self.state(subject, pattern, Mention(_class_name(noun), "CLASS", noun.text, noun.i, noun.i + 1), sentence)
             # "an American blues guitarist": the demonym may modify the compound before the noun
             compounds = [c for c in noun.children if c.dep_ == "compound" and not self.mention(c)]
-            for mod in (*noun.children, *(g for c in compounds for g in c.children)):
+            mods = (*noun.children, *(g for c in compounds for g in c.children))
+            for mod in mods:
                 m = self.mention(mod)
-                if (n := self._demonym(mod)) and mod.dep_ in ("amod", "compound"):
+                # "a British Indian poet": the first demonym says where the second is from (British India)
+                qualifier = mod.text in vocabulary()["demonyms"] and any(
+                    o.i == mod.i + 1 and o.text in vocabulary()["demonyms"] and self._demonym(o) for o in mods)
+                if (n := self._demonym(mod)) and mod.dep_ in ("amod", "compound") and not qualifier:
                     self.state(subject, "nationality", n, sentence)
                     # "a British and American actress", "an American-British author"
                     for other in (*mod.conjuncts, *(c for c in mod.children if c.dep_ == "amod")):
@@ -341,10 +348,10 @@ class _Reader(Mentions):
             self.article.lifespan = self._years(subject, match.group(1), sentence)
 
     def _passing_lifespans(self, sentence) -> None:
-        """A person named in passing after an occupation, with a lifespan right after the name: "the French
-        zoologist Étienne Geoffroy Saint-Hilaire (1772–1844)" (both years, or "born 1951"). Not without the
-        occupation ("Das Kapital (1867–1894)", a book NER took for a person), nor after an office, whose
-        years are a reign or a term ("the caliph Harun al-Rashid (786–809)", "the manager Alex Ferguson
+        """A person named in passing after an occupation, or defined by the sentence, with a lifespan right after
+        the name: "the French zoologist Étienne Geoffroy Saint-Hilaire (1772–1844)" (both years, or "born 1951").
+        Not without either ("Das Kapital (1867–1894)", a book NER took for a person), nor after an office,
+        whose years are a reign or a term ("the caliph Harun al-Rashid (786–809)", "the manager Alex Ferguson
         (1986–2013)")."""
         for m in self._mentions_in(sentence):
             after = self.doc[m.end:sentence.end].text if m.type == "PERSON" else ""
@@ -352,8 +359,17 @@ class _Reader(Mentions):
                     match.group(1)) or re.match(r"\s*born\s", match.group(1))):
                 continue
             nouns = [n for n in self._class_run(m.start, sentence.start) if _class_name(n) in listed_classes()]
-            if nouns and not any(n.lower_ in _OFFICES for n in nouns):
+            if nouns and not any(n.lower_ in _OFFICES for n in nouns) or self._defined(m, sentence):
                 self._years(m, match.group(1), sentence)
+
+    def _defined(self, person: Mention, sentence) -> bool:
+        """Is the person the subject of the sentence's "was a/an": "Daniel Hiester (1774–1834) was an American
+        political leader", a definition inside a chunk that is no article of its own?"""
+        root = sentence.root
+        return lemma(root) == "be" and any(c.dep_ == "nsubj" and person.start <= c.i < person.end
+                                           for c in root.children) and any(
+            c.dep_ == "attr" and any(d.dep_ == "det" and d.lower_ in ("a", "an") for d in c.children)
+            for c in root.children)
 
     def _years(self, subject: Mention, inside: str, sentence) -> tuple[str | None, str | None]:
         """`bear in` / `die in` the years in a lifespan's brackets give; (born, died) as values."""
@@ -376,7 +392,8 @@ class _Reader(Mentions):
         return born_value, died_value
 
     def _verb(self, verb, sentence) -> None:
-        if any(c.dep_ == "neg" or c.lower_ in _MODALS for c in verb.children):
+        fragment = verb.dep_ == "ROOT" and verb.tag_ == "VBG"  # no finite verb: "... in Monza, Italy beating Chiron"
+        if fragment or any(c.dep_ == "neg" or c.lower_ in _MODALS for c in verb.children):
             return
         verb_lemma = lemma(verb)
         if verb_lemma in ("be", "have"):
@@ -507,7 +524,10 @@ class _Reader(Mentions):
             # a clause on a name is about that name, not those listed with it ("Yoshinkan Aikido, founded by
             # Gozo Shioda in 1955, and Shodokan Aikido, founded by ..."), and "which" is said of no person
             which = any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ == "which" for c in verb.children)
-            return [] if which and m.type == "PERSON" else [m]
+            # nor of the agent just before it: "a franchise created by Hironobu Sakaguchi which is owned ... by
+            # Square Enix" is the franchise's owner (NER may not know the agent for a person)
+            after_agent = head.dep_ == "pobj" and head.head.dep_ == "agent"
+            return [] if which and (m.type == "PERSON" or after_agent) else [m]
         if verb.dep_ == "conj" and verb.head.tag_.startswith("VB"):
             return self._subjects(verb.head)
         if verb.dep_ == "advcl" and verb.tag_ == "VBG" and verb.head.tag_.startswith("VB"):
@@ -663,6 +683,17 @@ def _list_items(head) -> list:
                 and any(g.dep_ == "cc" and g.lower_ == "and" for g in c.children):
             items.append(c)
     return items
+
+
+# adjectives before a class that leave it the class ("the late poet X"); another makes a different one
+# ("Technical director Velimir Zajec" is no film director)
+_PLAIN_ADJECTIVES = frozenset("""former late famous noted renowned celebrated acclaimed prominent leading great
+well-known influential young fellow legendary veteran retired future then prolific distinguished""".split())
+
+
+def _qualified(noun) -> bool:
+    return any(c.dep_ == "amod" and c.tag_ == "JJ" and c.lower_ not in _PLAIN_ADJECTIVES
+               and c.ent_type_ not in ("NORP", "DATE", "ORDINAL") for c in noun.children)
 
 
 def _class_name(noun) -> str:

@@ -301,6 +301,19 @@ class Sampler:
         skip = {st.edge for st in self.plan.steps[node] if st.edge not in relations} | {without}
         return evaluate(self.kg, replace(self.plan, target=node), anchors, relations, skip=frozenset(skip))[node]
 
+    def _negating(self, step: Step, relations: dict[int, str], sets: dict[str, set[str]],
+                  lost: set[str]) -> set[str]:
+        """The passages stating how the NOT's own branch reaches the answers it removed: for "the occupations
+        of Allen Ginsberg but not those Mexican people had", "Gabriel Zaid is a Mexican writer and poet"."""
+        forward, found = traversal(self.kg, step, relations[step.edge]), set()
+        for source in sorted(sets[step.child]):
+            reached = sorted(lost & self.kg.neighbour_set(source, forward))
+            if reached:
+                found |= {p for m in reached for p in self.kg.passages[(source, forward, m)]}
+                if not self.plan.is_anchor(step.child):
+                    found |= provenance(self.kg, self.plan, relations, sets, [source], node=step.child)
+        return found
+
     # checking a full grounding ------------------------------------------------------------
     def _no_relation_then_inverse(self, relations: dict[int, str]) -> None:
         """Never follow a relation by its own inverse."""
@@ -324,19 +337,22 @@ class Sampler:
         removable = [st for steps in plan.steps.values() for st in steps
                      if st.negated or st.union or sum(not s.negated and not s.union for s in steps) > 1]
         removed: list[tuple[dict[str, set[str]], set[str]]] = []  # per negation: sets without it, answers it removed
+        negating: set[str] = set()  # how a NOT at the target reaches what it removes
         for step in removable:
             without = evaluate(kg, plan, anchors, relations, skip=frozenset({step.edge}))
             if without[plan.target] == answers:
                 raise Reject("negation_removes_nothing" if step.negated else "redundant_condition")
             if step.negated:
                 removed.append((without, without[plan.target] - answers))
+                if step in plan.steps[plan.target]:
+                    negating |= self._negating(step, relations, sets, without[plan.target] - answers)
         try:
             evidence = provenance(kg, plan, relations, sets, sorted(answers), limit=3)
         except TooManyPassages:
             raise Reject("evidence_over_3_passages") from None
         if not evidence:
             raise Reject("no_evidence")
-        violating: set[str] = set()
+        violating = negating
         for without, lost in removed:
             violating |= provenance(kg, plan, relations, without, sorted(lost))
         violating -= evidence

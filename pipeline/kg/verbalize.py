@@ -223,14 +223,15 @@ class Verbalizer:
         # specific is taken); in a union, only a noun all branches agree on does ("decades in
         # which Hafez died or entities founded by al-Sadiq" are not all decades)
         own = list(dict.fromkeys(nouns(self._template(r)[0]["noun"]) for r in relations))
+        if len(steps) > 1 and self._all_people(members):
+            # each condition (a NOT too, a union's branch too) is a clause: not "the winners that won the
+            # Victoria Cross", nor "the creators that created PCR or created Barbie"
+            return "person", "people"
         if any(st.union for st in steps):
             if len(own) == 1:
                 return own[0]
             raise Reject("no_noun")
         specific = [n for n in own if n != nouns(self.relations["default"]["noun"])] or own
-        if len(steps) > 1 and self._all_people(members):
-            # each condition (a NOT too) is a clause: not "the winners that won the Victoria Cross"
-            return "person", "people"
         if specific:
             return specific[0]
         raise Reject("no_noun")  # no class, topic or relation noun holds for the whole set

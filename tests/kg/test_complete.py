@@ -576,3 +576,69 @@ def test_a_value_answer_that_may_hold_a_removed_value_is_no_answer():
     sets = evaluate(checker.kg, plan, anchors, relations)
     assert sets[plan.target] == {british}
     assert checker.reject_reason(plan, anchors, relations, sets) == "negation_unstated"
+
+
+def _valued(texts: dict[str, str], facts: list[tuple[str, str, str, str]]) -> CorpusCheck:
+    """facts: (subject, relation, value node, passage title); the evidence is the passage's text."""
+    built = [Fact(s, r, o, (pid,), (Evidence(pid, texts[pid], s, o.split(":")[-1]),)) for s, r, o, pid in facts]
+    labels = {n: n.split(":")[-1] for f in built for n in (f.subject, f.object)}
+    passages = {title: Passage(title, title, text) for title, text in texts.items()}
+    return CorpusCheck(build_graph(built, labels, builtin_inverses()), passages)
+
+
+@pytest.mark.parametrize("celsius", [True, False])
+def test_a_nationality_a_query_goes_through_must_be_read_wherever_it_is_written(celsius):
+    # issue 29's fourth round: "the occupations that Swedish people had" missed Anders Celsius, named in
+    # passing in the scale's passage; the demonym written where no one's nationality was read drops the item
+    swedish, botanist = "value:nationality:Swedish", "value:class:botanist"
+    texts = {"Carl Linnaeus": "Carl Linnaeus was a Swedish botanist."}
+    if celsius:
+        texts["Celsius"] = ("The degree Celsius is a unit of temperature named after the Swedish astronomer "
+                            "Anders Celsius.")
+    facts = [("Carl Linnaeus", "nationality", swedish, "Carl Linnaeus"),
+             ("Carl Linnaeus", "occupation", botanist, "Carl Linnaeus")]
+    if celsius:  # the passage is the scale's: of another kind than a person, so no possible member itself
+        facts.append(("Celsius", "instance_of", "value:class:scale", "Celsius"))
+    checker = _valued(texts, facts)
+    plan, anchors, relations = plan_for("2p"), {"?x": swedish}, {0: "nationality_of", 1: "occupation"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert sets[plan.target] == {botanist}
+    assert checker.reject_reason(plan, anchors, relations, sets) == ("broad_unstated" if celsius else None)
+
+
+def test_a_prize_won_is_no_contrast_with_another_prize():
+    # "won the Nobel Prize in Chemistry but never the one in Physics": Mullis's Chemistry prize says nothing
+    # of Physics (a list of prizes is seldom whole), while a stated nationality contrasts with another
+    texts = {"Curie": "Marie Curie won the Nobel Prize in Physics and the Nobel Prize in Chemistry.",
+             "Mullis": "Kary Mullis won the Nobel Prize in Chemistry."}
+    chemistry, physics = "Nobel Prize in Chemistry", "Nobel Prize in Physics"
+    checker = check(texts, [("Marie Curie", "won", chemistry, "Curie", texts["Curie"]),
+                            ("Marie Curie", "won", physics, "Curie", texts["Curie"]),
+                            ("Kary Mullis", "won", chemistry, "Mullis", texts["Mullis"])])
+    plan, anchors, relations = plan_for("2in"), {"?y": chemistry, "?z": physics}, {0: "won_by", 1: "won"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert sets[plan.target] == {"Kary Mullis"}
+    assert checker.reject_reason(plan, anchors, relations, sets) == "negation_unstated"
+    assert not checker._contrasts([chemistry], [physics], "won_by")
+    assert checker._contrasts(["French"], ["English"], "nationality_of")
+
+
+@pytest.mark.parametrize("anchor, relation, reason", [("value:class:editor", "occupation_of", "negation_unstated"),
+                                                      ("Vevey", "deathplace_of", None)])
+def test_a_not_over_a_projection_needs_a_narrow_set(anchor, relation, reason):
+    # "Curie's nationalities other than those editors held" keeps Polish only because no text calls an editor
+    # Polish (issue 29's third round: "by silence"); "other than those the person who died in Vevey held" is
+    # one person's stated list, a contrast
+    texts = {"Curie": "Marie Curie was a Polish and French physicist.",
+             "Chaplin": "Charlie Chaplin was a French editor who died in Vevey."}
+    facts = [("Marie Curie", "nationality", "value:nationality:Polish", "Curie"),
+             ("Marie Curie", "nationality", "value:nationality:French", "Curie"),
+             ("Charlie Chaplin", "nationality", "value:nationality:French", "Chaplin"),
+             ("Charlie Chaplin", "occupation", "value:class:editor", "Chaplin"),
+             ("Charlie Chaplin", "died_in", "Vevey", "Chaplin")]
+    checker = _valued(texts, facts)
+    plan, anchors = plan_for("pni"), {"?x": anchor, "?w": "Marie Curie"}
+    relations = {0: relation, 1: "nationality", 2: "nationality"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert sets[plan.target] == {"value:nationality:Polish"}
+    assert checker.reject_reason(plan, anchors, relations, sets) == reason

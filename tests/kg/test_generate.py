@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from pipeline.errors import ComlqError
 from pipeline.kg.generator import KGGenerator, generate_kg
 from pipeline.kg.graph import read_triples
 from pipeline.kg.query import evaluate, plan_for
+from pipeline.kg.sample import Grounding
 from pipeline.logical_form import And, Not, Or, parse
 from pipeline.querytypes import (
     NEGATION_TYPES,
@@ -297,3 +299,41 @@ def test_no_named_entity_carries_a_run(passages, config, films):
     assert cap == 2 and max(uses(capped.items).values()) <= cap
     assert capped.stats["types"]["2in"]["rejections"]["overused_entity"] > 0
     assert Variety(30 * len(TYPE_NAMES), 0.03).cap == 12  # 3% of 420
+    # a run short of what it asked keeps the share of the items it made: 202 made of 420 asked may use a
+    # name 6 times, not 12 (issue 29: one prize anchored 7 of 202 items); the last made go first
+    variety = Variety(420, 0.03)
+    made = []
+    for n in range(202):
+        anchor = "Nobel Prize" if n % 20 == 0 else f"entity {n}"
+        grounding = Grounding(plan_for("1p"), {"?x": anchor}, {0: "won"}, {}, frozenset({f"answer {n}"}), (), ())
+        made.append(replace(capped.items[0], id=f"item {n}"))
+        assert variety.admits(grounding)
+        variety.add(grounding, f"item {n}")
+    dropped = variety.trim(made)
+    assert dropped == {f"item {n}" for n in (200, 180, 160, 140, 120, 100)}  # 11 -> 5 of 196 (3% is 5.9)
+
+
+def test_a_not_s_violating_passages_show_how_it_removes():
+    # "the occupations of Allen Ginsberg but not those Mexican people had": poet and writer are removed by
+    # Gabriel Zaid, a Mexican writer and poet, so his passage is the one that shows it (issue 29's fourth round
+    # gave only a passage on Ginsberg's poetry, which says nothing of Mexicans)
+    import random
+
+    from pipeline.kg.facts import Fact
+    from pipeline.kg.generator import builtin_inverses
+    from pipeline.kg.graph import build_graph
+    from pipeline.kg.sample import Sampler
+
+    mexican, poet, writer, philosopher = ("value:nationality:Mexican", "value:class:poet", "value:class:writer",
+                                          "value:class:philosopher")
+    facts = [Fact("ginsberg", "occupation", c, ("p-ginsberg",)) for c in (poet, writer, philosopher)]
+    facts += [Fact("zaid", "nationality", mexican, ("p-zaid",)), Fact("zaid", "occupation", writer, ("p-zaid",)),
+              Fact("zaid", "occupation", poet, ("p-zaid",))]
+    labels = {"ginsberg": "Allen Ginsberg", "zaid": "Gabriel Zaid", mexican: "Mexican", poet: "poet",
+              writer: "writer", philosopher: "philosopher"}
+    kg = build_graph(facts, labels, builtin_inverses())
+    sampler = Sampler(kg, plan_for("pni"), random.Random(0), 10)
+    grounding = sampler._evaluate({"?x": mexican, "?w": "ginsberg"},
+                                  {0: "nationality_of", 1: "occupation", 2: "occupation"})
+    assert grounding.answers == {philosopher}
+    assert grounding.evidence == ("p-ginsberg",) and grounding.violating == ("p-zaid",)

@@ -410,3 +410,14 @@ def test_people_are_people_when_each_condition_is_a_clause():
     assert grounding.answers == {"value:nationality:American"}
     found = questions(kg, grounding)
     assert found and not any("winner" in q for q in found), found
+    # and a union's branch: "the occupations of the creators that created PCR or created Barbie" (fourth round)
+    facts = [Fact("pcr", "created_by", "km", ("p-pcr",)), Fact("barbie", "created_by", "rh", ("p-b",)),
+             Fact("km", "occupation", "value:class:biochemist", ("p-pcr",)),
+             Fact("rh", "occupation", "value:class:businesswoman", ("p-b",))]
+    labels = {"pcr": "PCR", "barbie": "Barbie", "km": "Kary Mullis", "rh": "Ruth Handler",
+              "value:class:biochemist": "biochemist", "value:class:businesswoman": "businesswoman"}
+    kg = build_graph(facts, labels, builtin_inverses())
+    grounding = ground(kg, "up", {"?y": "pcr", "?z": "barbie"}, ["created_by", "created_by", "occupation"])
+    assert grounding.answers == {"value:class:biochemist", "value:class:businesswoman"}
+    found = questions(kg, grounding)
+    assert found and not any("creator" in q for q in found), found
