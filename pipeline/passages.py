@@ -257,6 +257,11 @@ def _name_run(words: list[str]) -> list[str]:
     return run
 
 
+def _known_as(name: str, words: list[str]) -> bool:
+    """Do the words say their subject is "known as" the name, or "known by his stage name" it?"""
+    return bool(re.search(rf"\bknown (?:as|by [\w ]*?name) {re.escape(name)}\b", " ".join(words)))
+
+
 def recover_title(text: str) -> str:
     """The title that a DPR/ComLQ-style chunk repeats at its start, or "" if it does not look like one.
 
@@ -294,7 +299,7 @@ def recover_title(text: str) -> str:
             found = name
             continue
         first = _SENTENCE_END.split(" ".join(rest), 1)[0].split()
-        if run and re.search(rf"\bknown (?:as|by [\w ]*?name) {re.escape(name)}\b", " ".join(first)):
+        if run and _known_as(name, first):
             found = name  # "Lil Jon Jonathan Smith (born ...), better known by his stage name Lil Jon, is ..."
             continue
         if not content or not _in_order(content, [_name_key(w) for w in first]):
@@ -324,8 +329,7 @@ def article_start(text: str) -> str:
         run = _name_run(after)
         while run and after[len(run) - 1].strip(",").isupper() and len(after[len(run) - 1]) > 1:
             run = run[:-1]  # "Joseph John Farmer VC"
-        known = re.search(rf"\bknown (?:as|by [\w ]*?name) {re.escape(title)}\b", " ".join(after[:40]))
-        if not run or not known and (not _in_order(content, run) or run[-1] != content[-1]):
+        if not run or not _known_as(title, after[:40]) and (not _in_order(content, run) or run[-1] != content[-1]):
             return ""  # (a stage name: "Lil Jon Jonathan Smith (born ...), better known by his stage name Lil Jon")
         name = len(run)
     while name < len(after) and after[name].strip(",").isupper():

@@ -373,7 +373,9 @@ class CorpusCheck(CorpusIndex):
         """Do the stated `values` (some) rule out every `negated` one? Not where one may hold the other."""
         values = list(values)
         backward, label = self.kg.inverses[forward], self.kg.labels.get
-        if not values or not {backward, forward} & EXHAUSTIVE:  # (Bellow's occupations: a whole list too)
+        # one side's stated list must be whole: the member's nationalities, or Bellow's occupations for "the
+        # occupations of Morrison that Bellow never had"
+        if not values or not {backward, forward} & EXHAUSTIVE:
             return False
         for v in values:
             for w in negated:

@@ -464,6 +464,8 @@ _HONORIFICS = {"sir", "dame", "lord", "lady", "mr", "mrs", "ms", "dr", "saint", 
 
 
 _NAME_JOINERS = _PARTICLES | {"y"}  # "José Ortega y Gasset"
+
+
 def _untagged_name(token) -> bool:
     return token.tag_ in ("NNP", "NN") and token.is_title and token.is_alpha  # "Celsius" may be tagged NN
 

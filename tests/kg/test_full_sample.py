@@ -20,7 +20,7 @@ def test_the_sample_yields_every_type(sample_result):
     """`comlq run`'s default (50 per type on the shipped sample) fills every type, the sparse
     shapes too (3i: three conditions each needed; ip: two, projected; 3in: two and a cut), but
     the chains whose every valid grounding the enumeration finds: under the corpus check the sample
-    holds 3p 33, inp 24 and pin 49 (docs/generators.md)."""
+    holds 3p 43 and inp 25 (docs/generators.md)."""
     types = sample_result.stats["types"]
     assert set(types) == set(TYPE_NAMES)
     short = {t for t, s in types.items() if s["generated"] < 50}
