@@ -292,10 +292,12 @@ def recover_title(text: str) -> str:
         bare = re.sub(r"\s*\([^()]*\)$", "", name)  # "Peter Hermann (actor)" -> "Peter Hermann"
         content = [_key(w) for w in bare.split() if _key(w) and _key(w) not in _FUNCTION_WORDS]
         run = _name_run(rest)  # the capitalised name the text goes on with ("Emperor Xuānzong of Tang")
+        after = rest[len(run)] if len(rest) > len(run) else ""
         if len(content) >= 2 and len(run) >= len(content) and run != content and run[-1] == content[-1] \
-                and len(rest) > len(run) and (rest[len(run)][:1] == "(" or rest[len(run) - 1].endswith(",")):
-            # "Randy Couture Randall Duane Couture (; born ...)": a lead's full name, the title's short one (or
-            # "I. M. Pei Ieoh Ming Pei, FAIA, RIBA (born ...)", "Wilbur Dartnell William Thomas Dartnell, VC (...")
+                and (after[:1] == "(" or rest[len(run) - 1].endswith(",") and after.strip(",").isupper()):
+            # "Randy Couture Randall Duane Couture (; born ...)": a lead's full name, the title's short one (or a
+            # post-nominal first: "I. M. Pei Ieoh Ming Pei, FAIA, RIBA (born ...)", "Wilbur Dartnell William
+            # Thomas Dartnell, VC (...", not "John Smith Jane Smith, his wife, ...")
             found = name
             continue
         first = _SENTENCE_END.split(" ".join(rest), 1)[0].split()

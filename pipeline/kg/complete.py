@@ -51,14 +51,14 @@ EXHAUSTIVE = frozenset({"instance_of", "occupation", "nationality", "born_in", "
                         "died_in_century", "born_in_decade", "died_in_decade", "child_of", "founded_in_century",
                         "headquartered_in", "directed_by", "written_by", "composed_by", "created_by",
                         "published_in_decade", "took_place_in", "took_place_in_century", "located_in",
-                        "capital_of", "has_capital", "borders", "flows_into"})
+                        "capital_of", "borders", "flows_into"})  # (either direction counts: see _contrasts)
 
 
 _UNNAMED = "unnamed:"  # a possible member the text names and no node stands for ("unnamed:oyo state")
 
 
 # a drop that only the broader classes of classes.yaml cause is counted apart, to show what the table costs
-BROAD_UNSTATED = "broad_unstated"  # a nationality a query goes through is written where no member was read
+BROAD_UNSTATED = "broad_unstated"  # a nationality a query goes through is written where no one was read to hold it
 NEGATION_UNSTATED = "negation_unstated"  # an answer passes a NOT only because its value is not stated
 BY_CLASS = {"corpus_other_member": "corpus_narrower_class_member",
             "corpus_meets_negation": "corpus_narrower_class_negation"}

@@ -46,7 +46,7 @@ from functools import cache
 from pipeline.kg.cache import ReadingCache, read_passages
 from pipeline.kg.facts import Evidence, Extraction, Fact
 from pipeline.kg.index import tokens
-from pipeline.kg.lexicon import CLASS_LISTS, PERSON_NOUN, class_lexicon, classes, spelled, vocabulary
+from pipeline.kg.lexicon import CLASS_LISTS, PERSON_NOUN, classes, spelled, vocabulary
 from pipeline.kg.mentions import SELF, bare_title
 from pipeline.kg.reading import Statement
 from pipeline.records import Passage
@@ -383,10 +383,9 @@ class _Corpus:
     def _fits(self, relation: str, cls: str) -> bool:
         """A person's class is an occupation, listed or reading like one ("occultist"); no one
         else's class is an occupation ("Ancestral Puebloans ... were an ancient culture")."""
-        if relation == "occupation":  # (WordNet's kinds, where it has the word: a "tower" is no occupation)
-            kinds = class_lexicon().get(cls, {}).get("kinds", ["person"])
+        if relation == "occupation":
             return self.class_types.get(cls) == "PERSON" or (
-                cls not in self.class_types and bool(PERSON_NOUN.search(cls)) and "person" in kinds)
+                cls not in self.class_types and bool(PERSON_NOUN.search(cls)))
         return self.class_types.get(cls) != "PERSON"
 
     def _relations(self, pid: str, s: str, st: Statement,

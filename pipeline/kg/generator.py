@@ -28,6 +28,7 @@ from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.enumerators import ChainEnumerator, Enumerating, Enumerator
 from pipeline.kg.extract import extract
 from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
+from pipeline.kg.lexicon import broader
 from pipeline.kg.query import branch_passages, partial_passages, plan_for, traversal, witness_triples
 from pipeline.kg.sample import Grounding, Reject, Sampler
 from pipeline.kg.verbalize import MEMBERS, Verbalizer, templates
@@ -70,13 +71,14 @@ _REASONS = {
     "negation_unstated": "an answer would pass the NOT only because no value of the negated relation is stated "
                          "for it (open world: silence is not a different value)",
     "broad_unstated": "a nationality the query goes through ('the occupations that Swedish people had') is "
-                      "written in a passage where no one's nationality was read, so a member may be missing",
+                      "written in a passage where no one was read to hold it, so a member may be missing",
     "corpus_pruned": "a part of a grounding that the corpus check turned down before the rest was enumerated",
     "circular": "an anchor is an answer, a bridge or what a negation removes (the query answers itself)",
     "class_as_answer": "a set of classes reached by instance_of ('the types that X belongs to')",
     "transitive_repeat": "a containment relation repeated on one path or intersected with itself",
     "vague_noun": "a set could only be called 'entities'",
     "noun_names_bridge": "the answers' noun is a bridge of the query, which gives the hop away",
+    "noun_holds_condition": "the set's noun already says a condition ('the general that worked as an officer')",
     "nothing_asked": "a class listing whose only condition is the class itself ('Name the cloth that is a cloth')",
     "class_bridge": "members of a set of classes ('the manufacturers that are none of the occupations of X')",
     "duplicate_qrels": "another item of the type has the same answers and evidence (a NOT that only swaps "
@@ -215,7 +217,7 @@ def _trimmed(items: list[Item], per_type: dict[str, dict], variety: Variety) -> 
         if lost := sum(i.id in dropped for i in items if i.type == name):
             rejections = Counter(summary["rejections"]) + Counter(overused_entity=lost)
             kept = [i for i in items if i.type == name and i.id not in dropped]
-            why = f"{summary['stopped']}, then {lost} dropped: max_entity_share of the items made"
+            why = f"{summary['stopped']}; then {lost} dropped: max_entity_share of the items made"
             per_type[name] = summary | _summary(summary["requested"], kept, summary["attempts"], rejections, why)
     return [i for i in items if i.id not in dropped]
 
@@ -264,16 +266,18 @@ class Variety:
         self.uses[item_id] = {f"anchor:{n}" for n in anchors} | {f"answer:{n}" for n in answers}
 
     def trim(self, items: list[Item]) -> set[str]:
-        """The ids of the last-made items to drop so that no named entity is in more than the share of the
-        items made (a short run: 7 of 202 items anchored at one prize were within 3% of the 420 asked)."""
+        """The ids of the items to drop so that no named entity is in more than the share of the items made (a
+        short run: 7 of 202 items anchored at one prize were within 3% of the 420 asked). Each drop is an item
+        of the type with the most items kept, the last made: the scarce types keep theirs."""
         kept = list(items)
         while True:
             cap = self._cap(len(kept))
             counts = Counter(use for item in kept for use in self.uses.get(item.id, ()))
-            over = next((i for i in reversed(kept) if any(counts[u] > cap for u in self.uses.get(i.id, ()))), None)
-            if over is None:
+            over = [i for i in kept if any(counts[u] > cap for u in self.uses.get(i.id, ()))]
+            if not over:
                 return {i.id for i in items} - {i.id for i in kept}
-            kept.remove(over)
+            per_type = Counter(i.type for i in kept)
+            kept.remove(max(reversed(over), key=lambda i: per_type[i.type]))
 
 
 def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: Mapping[str, str] | None = None,
@@ -392,14 +396,34 @@ def senseless(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer) 
                 return "transitive_repeat"  # "the city in one of the places in one of the places ..."
     if any(m.startswith(DATES) for n in bridges for m in grounding.sets[n]):
         return "date_bridge"  # "the event of the century in which Mir Dast was born": everything of a century
-    if any(verbalizer.noun(n)[0] == "entity" for n in plan.steps if not plan.is_anchor(n)):
+    if reason := _noun_reason(kg, grounding, verbalizer, bridges):
+        return reason
+    if plan.type == "1p" and verbalizer.absorbed(plan.target) is not None:
+        return "nothing_asked"
+    return None
+
+
+def _noun_reason(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer, bridges: list[str]) -> str | None:
+    """What is wrong with the nouns a question gives its sets, or None."""
+    plan = grounding.plan
+    sets = [n for n in plan.steps if not plan.is_anchor(n)]
+    if any(verbalizer.noun(n)[0] == "entity" for n in sets):
         return "vague_noun"
     noun = verbalizer.noun(plan.target)[0]
     if any(kg.label(m) == noun for n in bridges for m in grounding.sets[n]):
         return "noun_names_bridge"  # "the rulers that had the occupation that Vytautas had"
-    if plan.type == "1p" and verbalizer.absorbed(plan.target) is not None:
-        return "nothing_asked"
+    if any(_holds(kg, grounding, verbalizer, n) for n in sets):
+        return "noun_holds_condition"
     return None
+
+
+def _holds(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer, node: str) -> bool:
+    """Does the node's noun already say one of its class conditions: "the general that worked as an officer",
+    "a statesman known as a politician" (classes.yaml: a general is an officer)?"""
+    plan, noun = grounding.plan, verbalizer.noun(node)[0]
+    return any(not st.negated and plan.is_anchor(st.child)
+               and traversal(kg, st, grounding.relations[st.edge]) in MEMBERSHIP
+               and kg.label(grounding.anchors[st.child]) in broader(noun) for st in plan.steps[node])
 
 
 def _circular(grounding: Grounding, bridges: list[str], removed: set[str]) -> bool:

@@ -34,6 +34,14 @@ _OFFICES = _RULERS | {"manager", "coach", "president", "chairman", "chairwoman",
 class ClassReading(Mentions):
     """Classes, nationalities, lifespans and other names: what a passage says someone or something is."""
 
+    def state(self, subject: Mention, pattern: str, obj: Mention, sentence) -> None:
+        raise NotImplementedError  # the reader (`reading._Reader`) records a statement with its evidence
+
+    def _mentions_in(self, sentence) -> list[Mention]:
+        """The sentence's mentions, each once, in the order it names them."""
+        found = {self.mentions[i] for i in range(sentence.start, sentence.end) if i in self.mentions}
+        return sorted(found, key=lambda m: m.start)
+
     def _fronted(self, sentence) -> None:
         """Classes of a noun phrase that opens a sentence about the passage's subject: "A journalist and
         politician during the French Revolution, he was ..." (`also a`: listed classes only)."""
@@ -157,10 +165,11 @@ class ClassReading(Mentions):
             mods = (*noun.children, *(g for c in compounds for g in c.children))
             for mod in mods:
                 m = self.mention(mod)
-                # "a British Indian poet": the first demonym says where the second is from (British India)
-                qualifier = mod.text in vocabulary()["demonyms"] and any(
-                    o.i == mod.i + 1 and o.text in vocabulary()["demonyms"] and self._demonym(o) for o in mods)
-                if (n := self._demonym(mod)) and mod.dep_ in ("amod", "compound") and not qualifier:
+                # "a British Indian poet" (from British India? British, of Indian descent?), "a Swiss German
+                # painter": two demonyms side by side say neither nationality for sure
+                paired = mod.text in vocabulary()["demonyms"] and any(
+                    abs(o.i - mod.i) == 1 and o.text in vocabulary()["demonyms"] and self._demonym(o) for o in mods)
+                if (n := self._demonym(mod)) and mod.dep_ in ("amod", "compound") and not paired:
                     self.state(subject, "nationality", n, sentence)
                     # "a British and American actress", "an American-British author"
                     for other in (*mod.conjuncts, *(c for c in mod.children if c.dep_ == "amod")):
@@ -210,11 +219,11 @@ class ClassReading(Mentions):
             self.article.lifespan = self._years(subject, match.group(1), sentence)
 
     def _passing_lifespans(self, sentence) -> None:
-        """A person named in passing after an occupation, or defined by the sentence, with a lifespan right after
-        the name: "the French zoologist Étienne Geoffroy Saint-Hilaire (1772–1844)" (both years, or "born 1951").
-        Not without either ("Das Kapital (1867–1894)", a book NER took for a person), nor after an office,
-        whose years are a reign or a term ("the caliph Harun al-Rashid (786–809)", "the manager Alex Ferguson
-        (1986–2013)")."""
+        """A person named in passing after an occupation, or defined by the sentence as a lead defines its
+        subject, with a lifespan right after the name: "the French zoologist Étienne Geoffroy Saint-Hilaire
+        (1772–1844)" (both years, or "born 1951"). Not without either ("Das Kapital (1867–1894)", a book NER took
+        for a person), nor in passing after an office, whose years are a reign or a term ("the caliph Harun
+        al-Rashid (786–809)", "the manager Alex Ferguson (1986–2013)")."""
         for m in self._mentions_in(sentence):
             after = self.doc[m.end:sentence.end].text if m.type == "PERSON" else ""
             if not (match := re.match(r"\s*\(([^()]*)\)", after)) or not (_dated(match.group(0)) and _DASH.search(
@@ -252,6 +261,8 @@ class ClassReading(Mentions):
                 written = re.sub(r"\s*(BC|BCE|AD|CE)$", "", text.strip())
                 self.state(subject, pattern, Mention(value, "DATE", written, -1, -1), sentence)
         return born_value, died_value
+
+
 def _class_head(noun):
     """The noun a class is named by: "one of the largest cities" -> cities."""
     if noun.lower_ in ("one", "some", "any", "each") and noun.tag_ in ("CD", "NN", "DT"):

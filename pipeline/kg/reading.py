@@ -45,7 +45,7 @@ from pipeline.kg.mentions import (
 from pipeline.kg.nlp import lemma
 from pipeline.kg.people import ClassReading, _class_head
 
-VERSION = "reading-35"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-36"  # bump when the statements a passage yields change (the cache key)
 
 
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
@@ -141,11 +141,6 @@ class _Reader(ClassReading):
                 "articles": [{"title": a.title, "self_types": sorted(set(a.types)), "lifespan": list(a.lifespan)}
                              for a in self.articles if a.title]}
 
-    def _mentions_in(self, sentence) -> list[Mention]:
-        """The sentence's mentions, each once, in the order it names them."""
-        found = {self.mentions[i] for i in range(sentence.start, sentence.end) if i in self.mentions}
-        return sorted(found, key=lambda m: m.start)
-
     def _co_mentions(self, sentence) -> None:
         """`mention`: the passage's subject and another name in one sentence (a title mention, if
         the corpus has an article of that name)."""
@@ -158,8 +153,7 @@ class _Reader(ClassReading):
                     self.state(subject, "mention", other, sentence)
 
     def _verb(self, verb, sentence) -> None:
-        fragment = verb.dep_ == "ROOT" and verb.tag_ == "VBG"  # no finite verb: "... in Monza, Italy beating Chiron"
-        if fragment or any(c.dep_ == "neg" or c.lower_ in _MODALS for c in verb.children):
+        if _fragment(verb) or any(c.dep_ == "neg" or c.lower_ in _MODALS for c in verb.children):
             return
         verb_lemma = lemma(verb)
         if verb_lemma in ("be", "have"):
@@ -417,6 +411,14 @@ def _placed(mention: Mention) -> Mention:
     """The subject of "is the capital (city, town) of" is a place, whatever NER took it for ("Ashgabat" a
     person, "Dushanbe" an organisation)."""
     return replace(mention, type="PLACE") if mention.type in ("PERSON", "ORG") else mention
+
+
+def _fragment(verb) -> bool:
+    """Is the verb, or the one it is joined to by "and", a sentence's root with no finite verb: "... in Monza,
+    Italy beating Chiron and defeating Nuvolari" (a chunk's cut start, whose subject is lost)?"""
+    while verb.dep_ == "conj" and verb.head.tag_.startswith("VB"):
+        verb = verb.head
+    return verb.dep_ == "ROOT" and verb.tag_ == "VBG"
 
 
 def _is_passive(verb) -> bool:

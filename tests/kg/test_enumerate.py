@@ -135,3 +135,24 @@ def test_a_3in_core_the_text_may_widen_is_kept_only_with_a_not_that_removes_the_
             continue
         assert "Dora" not in item.answers
     assert negated == {"c:composer"}  # no NOT that may keep Dora is even tried
+
+
+def test_a_3in_not_is_drawn_only_from_relations_whose_values_are_whole():
+    # "the pianists that are teachers but never won the Liszt Prize" keeps Bea and Cleo for prizes they won,
+    # which say nothing of the Liszt Prize (a list of prizes is seldom whole); a nationality is a contrast
+    from pipeline.kg.enumerators import Enumerator
+    from pipeline.kg.facts import Fact
+    from pipeline.kg.generator import builtin_inverses
+    from pipeline.kg.graph import build_graph
+    facts = [Fact(p, "occupation", f"c:{c}", (p,)) for p in ("Ada", "Bea", "Cleo") for c in ("pianist", "teacher")]
+    facts += [Fact("Dan", "occupation", "c:pianist", ("Dan",)), Fact("Eve", "occupation", "c:teacher", ("Eve",))]
+    facts += [Fact("Ada", "won", "Liszt Prize", ("Ada",)), Fact("Bea", "won", "Bach Prize", ("Bea",)),
+              Fact("Cleo", "won", "Chopin Prize", ("Cleo",))]
+    facts += [Fact(p, "nationality", f"n:{n}", (p,)) for p, n in (("Ada", "French"), ("Bea", "German"),
+                                                                  ("Cleo", "French"))]
+    labels = {f.subject: f.subject for f in facts} | {f.object: f.object.split(":")[-1] for f in facts}
+    kg = build_graph(facts, labels, builtin_inverses())
+    enumerator = Enumerator(kg, plan_for("3in"), random.Random(3), 20, relation_weights(kg, {}))
+    negated = {anchor for grounding in enumerator.groundings() for node, anchor in grounding.anchors.items()
+               if any(st.negated and st.child == node for steps in grounding.plan.steps.values() for st in steps)}
+    assert negated and not negated & {"Liszt Prize", "Bach Prize", "Chopin Prize"}, negated

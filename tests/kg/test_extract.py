@@ -434,13 +434,3 @@ def test_a_british_and_an_american_spelling_of_a_proper_name_are_two_entities(tm
     labels = set(extraction.labels.values())
     assert {"Labor Party", "Labour Party"} <= labels, labels
 
-
-def test_a_thing_wordnet_knows_is_no_occupation(cache_root):
-    # NER may take a place or a thing for a person; a class that reads like an occupation ("-er") but that
-    # WordNet knows only as a thing is not one ("The Tower is a tower", as "Omega Centauri is a globular
-    # cluster" was read in issue 29's fifth draw), while one it knows as a person's still is ("occultist")
-    passages = {"t": Passage("t", "Henry Tower", "Henry Tower is a medieval tower in London."),
-                "c": Passage("c", "Aleister Crowley", "Aleister Crowley was an English occultist.")}
-    found = facts_of(passages, cache_root)
-    assert not {f for f in found if f[0] == "Henry Tower" and f[1] == "occupation"}, found
-    assert ("Aleister Crowley", "occupation", "occultist") in found, found

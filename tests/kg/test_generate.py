@@ -300,17 +300,30 @@ def test_no_named_entity_carries_a_run(passages, config, films):
     assert capped.stats["types"]["2in"]["rejections"]["overused_entity"] > 0
     assert Variety(30 * len(TYPE_NAMES), 0.03).cap == 12  # 3% of 420
     # a run short of what it asked keeps the share of the items it made: 202 made of 420 asked may use a
-    # name 6 times, not 12 (issue 29: one prize anchored 7 of 202 items); the last made go first
+    # name 6 times, not 12 (issue 29: one prize anchored 7 of 202 items). Drops come from the type with the
+    # most items (here 1p, 182 items, before 2in's 20), the last made first
+    from pipeline.kg.generator import _summary, _trimmed
+
     variety = Variety(420, 0.03)
     made = []
     for n in range(202):
-        anchor = "Nobel Prize" if n % 20 == 0 else f"entity {n}"
+        anchor = "Nobel Prize" if n % 10 == 0 else f"entity {n}"
         grounding = Grounding(plan_for("1p"), {"?x": anchor}, {0: "won"}, {}, frozenset({f"answer {n}"}), (), ())
-        made.append(replace(capped.items[0], id=f"item {n}"))
-        assert variety.admits(grounding)
+        made.append(replace(capped.items[0], id=f"item {n}", type="1p" if n < 182 else "2in"))
         variety.add(grounding, f"item {n}")
-    dropped = variety.trim(made)
-    assert dropped == {f"item {n}" for n in (200, 180, 160, 140, 120, 100)}  # 11 -> 5 of 196 (3% is 5.9)
+    per_type = {t: _summary(182 if t == "1p" else 20, [i for i in made if i.type == t], 500, Counter(),
+                            "all items asked") for t in ("1p", "2in")}
+    kept = _trimmed(made, per_type, variety)
+    dropped = {i.id for i in made} - {i.id for i in kept}
+    # 21 uses of the prize (2 of them 2in's): 16 dropped, all 1p, the last made (180 down to 30): 5 of 186
+    assert dropped == {f"item {n}" for n in range(30, 181, 10)}
+    uses = sum(int(i.id.split()[1]) % 10 == 0 for i in kept)
+    assert uses <= 0.03 * len(kept) < uses + 1
+    assert [i.id for i in kept] == [i.id for i in made if i.id not in dropped]  # order kept
+    assert per_type["1p"]["generated"] == 182 - len(dropped) and per_type["2in"]["generated"] == 20
+    assert per_type["1p"]["rejections"] == {"overused_entity": len(dropped)}
+    assert f"then {len(dropped)} dropped: max_entity_share" in per_type["1p"]["shortfall"]
+    assert "shortfall" not in per_type["2in"]
 
 
 def test_a_not_s_violating_passages_show_how_it_removes():
@@ -337,3 +350,12 @@ def test_a_not_s_violating_passages_show_how_it_removes():
                                   {0: "nationality_of", 1: "occupation", 2: "occupation"})
     assert grounding.answers == {philosopher}
     assert grounding.evidence == ("p-ginsberg",) and grounding.violating == ("p-zaid",)
+
+
+def test_one_item_per_type_has_a_set_of_answers_and_evidence(passages, config):
+    # "the occupations of Sulla that Doubleday never had", "... that Floyd never had": a NOT that only swaps
+    # whom it removes by is a near-copy, whatever its violating passages (issue 29's fifth draw)
+    result = generate_kg(passages, config(), TYPE_NAMES)
+    signatures = Counter((i.type, i.answers, i.evidence) for i in result.items)
+    assert max(signatures.values()) == 1
+    assert sum(s["rejections"].get("duplicate_qrels", 0) for s in result.stats["types"].values()) > 0

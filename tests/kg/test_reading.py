@@ -128,6 +128,7 @@ def test_year_values(text, value):
     ("Classical Arabic is considered normative, according to the syntactic norms of classical texts.", ""),
     ("The Beatles were an English rock band formed in Liverpool in 1960.", ""),
     ("John Smith Jones (born 1950) is a man.", ""),
+    ("John Smith Jane Smith, his wife, was born in 1900.", ""),
 ])
 def test_recover_title(text, title):
     assert recover_title(text) == title
@@ -789,10 +790,16 @@ def test_people_named_in_passing_after_an_occupation_that_ner_or_the_tagger_miss
 
 
 def test_facts_that_belong_to_another_entity_or_to_no_one():
-    # "British Indian": from British India, one nationality; "British-American" (hyphen) stays two
+    # "British Indian" (from British India, or British of Indian descent?) and "Swiss German" say neither
+    # nationality for sure; "British-American" (hyphen) states two, "French Catholic" one
     found = {t[:3] for t in read("Rabindranath Tagore", "Rabindranath Tagore was a British Indian poet, writer and "
-                                 "playwright.")}
-    assert {t for t in found if t[1] == "nationality"} == {("Rabindranath Tagore", "nationality", "Indian")}
+                                 "playwright. He met the Swiss German painter Paul Klee.")}
+    assert not {t for t in found if t[1] == "nationality"}, found
+    assert ("Rabindranath Tagore", "is a", "poet") in found and ("Paul Klee", "also a", "painter") in found
+    found = {t[:3] for t in read("Anoushka Shankar", "Anoushka Shankar is a British-American musician. She met the "
+                                 "French Catholic prelate Jean Smith.")}
+    assert {("Anoushka Shankar", "nationality", "British"), ("Anoushka Shankar", "nationality", "American"),
+            ("Jean Smith", "nationality", "French")} <= found, found  # ("Catholic": no demonym, extract.py drops it)
     # "which" after an agent: the franchise is owned, not its creator (NER took him for an ORG)
     found = {t[:3] for t in read("Final Fantasy", "Final Fantasy is a Japanese science fantasy media franchise "
                                  "created by Hironobu Sakaguchi which is owned, developed, and published by Square "
@@ -801,8 +808,8 @@ def test_facts_that_belong_to_another_entity_or_to_no_one():
     assert not {t for t in found if t[0] == "Square Enix" and t[2] == "Hironobu Sakaguchi"}, found
     # a chunk's cut start with no finite verb: Italy beat no one
     found = {t[:3] for t in read("", "at the Autodromo Nazionale Monza in Monza, Italy beating Chiron as well as "
-                                 "fellow Italian greats, Achille Varzi and Tazio Nuvolari. In 1932, Fagioli won the "
-                                 "Grand Prix of Rome driving for Maserati.")}
+                                 "fellow Italian greats, Achille Varzi and Tazio Nuvolari, and defeating Louis "
+                                 "Chiron. In 1932, Fagioli won the Grand Prix of Rome driving for Maserati.")}
     assert not {t for t in found if t[0] == "Italy"}, found
     assert ("Fagioli", "win", "Grand Prix of Rome") in found
     # "Technical director" is no director; "the late poet" is a poet

@@ -421,3 +421,27 @@ def test_people_are_people_when_each_condition_is_a_clause():
     assert grounding.answers == {"value:class:biochemist", "value:class:businesswoman"}
     found = questions(kg, grounding)
     assert found and not any("creator" in q for q in found), found
+
+
+def test_a_noun_that_already_says_a_condition_is_turned_down():
+    # "Name the general that was born in the 1810s ... and that worked as an officer" (issue 29's fifth round):
+    # a general is an officer (classes.yaml), so the condition says nothing the noun does not
+    facts = [Fact("ad", "occupation", "value:class:general", ("p-ad",)),
+             Fact("ad", "occupation", "value:class:officer", ("p-ad",)),
+             Fact("ad", "born_in_decade", "value:decade:1810s", ("p-ad",)),
+             Fact("jb", "occupation", "value:class:officer", ("p-jb",)),
+             Fact("jb", "born_in_decade", "value:decade:1810s", ("p-jb",)),
+             Fact("cs", "occupation", "value:class:general", ("p-cs",)),
+             Fact("cs", "occupation", "value:class:pianist", ("p-cs",))]
+    labels = {"ad": "Abner Doubleday", "jb": "John Brown", "cs": "Carl Smith", "value:class:general": "general",
+              "value:class:officer": "officer", "value:class:pianist": "pianist", "value:decade:1810s": "1810s"}
+    kg = build_graph(facts, labels, builtin_inverses())
+    grounding = ground(kg, "2i", {"?y": "value:class:general", "?z": "value:class:officer"},
+                       ["occupation", "occupation"])
+    assert grounding.answers == {"ad"}
+    verbalizer = Verbalizer(kg, grounding, random.Random(0))
+    assert verbalizer.noun(grounding.plan.target)[0] == "general"
+    assert senseless(kg, grounding, verbalizer) == "noun_holds_condition"
+    grounding = ground(kg, "2i", {"?y": "value:class:general", "?z": "value:class:pianist"},
+                       ["occupation", "occupation"])
+    assert senseless(kg, grounding, Verbalizer(kg, grounding, random.Random(0))) is None
