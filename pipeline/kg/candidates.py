@@ -29,16 +29,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pipeline.completeness import Search
-from pipeline.kg.complete import CLASS_RELATIONS, CorpusCheck
+from pipeline.kg.complete import CLASS_RELATIONS, ONE_VALUED, CorpusCheck
 from pipeline.kg.lexicon import narrower, spelled
 from pipeline.kg.query import Plan, Step, traversal
 from pipeline.kg.sample import Grounding
 
 DATES = ("value:century:", "value:decade:")  # date nodes: a broad condition
 UNNAMED = "named:"  # a possible missed answer named in passing, which no node stands for
-# relations an entity has one value of: a stated other value contrasts with the condition's
-ONE_VALUED = frozenset({"born_in", "died_in", "born_in_century", "died_in_century", "born_in_decade",
-                        "died_in_decade", "founded_in_century", "published_in_decade", "took_place_in_century"})
 
 
 class MissedAnswers:

@@ -44,14 +44,17 @@ TRANSITIVE = frozenset({"located_in", "part_of"})  # containment: a place inside
 LOOSE = 3  # a bridge of at most this many of one named entity's neighbours may hold members the graph lacks
 
 
+# relations an entity has one value of: a stated other value contrasts with the condition's
+ONE_VALUED = frozenset({"born_in", "died_in", "born_in_century", "died_in_century", "born_in_decade",
+                        "died_in_decade", "founded_in_century", "published_in_decade", "took_place_in_century"})
+
+
 # relations whose stated values are taken as all there are, so that another value contrasts with a NOT's
 # (a nationality, a birth decade, a film's director); lists seldom whole (prizes won, films starred in,
 # schools, members) state no contrast: a Chemistry prize says nothing of the Physics one
-EXHAUSTIVE = frozenset({"instance_of", "occupation", "nationality", "born_in", "died_in", "born_in_century",
-                        "died_in_century", "born_in_decade", "died_in_decade", "child_of", "founded_in_century",
-                        "headquartered_in", "directed_by", "written_by", "composed_by", "created_by",
-                        "published_in_decade", "took_place_in", "took_place_in_century", "located_in",
-                        "capital_of", "borders", "flows_into"})  # (either direction counts: see _contrasts)
+EXHAUSTIVE = ONE_VALUED | {"instance_of", "occupation", "nationality", "child_of", "headquartered_in", "directed_by",
+                           "written_by", "composed_by", "created_by", "took_place_in", "located_in", "capital_of",
+                           "borders", "flows_into"}  # (either direction counts: see _contrasts)
 
 
 _UNNAMED = "unnamed:"  # a possible member the text names and no node stands for ("unnamed:oyo state")

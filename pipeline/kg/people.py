@@ -163,12 +163,12 @@ class ClassReading(Mentions):
             # "an American blues guitarist": the demonym may modify the compound before the noun
             compounds = [c for c in noun.children if c.dep_ == "compound" and not self.mention(c)]
             mods = (*noun.children, *(g for c in compounds for g in c.children))
+            # "a British Indian poet" (from British India? British, of Indian descent?), "a Swiss German
+            # painter": two demonyms side by side say neither nationality for sure
+            listed = {o.i for o in mods if o.text in vocabulary()["demonyms"] and self._demonym(o)}
             for mod in mods:
                 m = self.mention(mod)
-                # "a British Indian poet" (from British India? British, of Indian descent?), "a Swiss German
-                # painter": two demonyms side by side say neither nationality for sure
-                paired = mod.text in vocabulary()["demonyms"] and any(
-                    abs(o.i - mod.i) == 1 and o.text in vocabulary()["demonyms"] and self._demonym(o) for o in mods)
+                paired = mod.i in listed and (mod.i - 1 in listed or mod.i + 1 in listed)
                 if (n := self._demonym(mod)) and mod.dep_ in ("amod", "compound") and not paired:
                     self.state(subject, "nationality", n, sentence)
                     # "a British and American actress", "an American-British author"
