@@ -74,8 +74,10 @@ class Titled(NamedTuple):
     articles: tuple[tuple[int, str], ...] = ()  # (character offset in `body`, title), in order
 
 
-# a sentence's end inside a chunk, not an initial's ("Robert Y. | Hayne")
-_ARTICLE_BREAK = re.compile(r"(?<![\s.][A-Z]\.)(?<=[.!?\"”)]) (?=[A-Z0-9])")
+# a sentence's end inside a chunk, not an initial's ("Robert Y. | Hayne"), or a title with a disambiguator
+# written twice after a section heading, which ends in no stop ("... publication year | John Lyons (VC) John Lyons")
+_ARTICLE_BREAK = re.compile(r"(?<![\s.][A-Z]\.)(?<=[.!?\"”)]) (?=[A-Z0-9])"
+                            r"| (?=(?P<name>[A-Z][\w'-]*(?: [A-Z][\w'.-]*){0,3}) \([^()]{1,40}\) (?P=name)\b)")
 
 
 def title_and_body(title: str, text: str) -> Titled:
@@ -220,8 +222,10 @@ class Mentions:
                 full.setdefault(m.name.split()[-1], set()).add(m.name)
         for i, m in list(self.mentions.items()):
             # "written by Tarkovsky and Aleksandr Misharin": NER may take the surname beside a person for an ORG
-            person = m.type == "PERSON" or m.type in ("ORG", "PLACE", "WORK") and any(
+            person = m.type == "PERSON" or m.type in ("ORG", "PLACE", "WORK") and (any(
                 (c := self.mentions.get(t.i)) is not None and c.type == "PERSON" for t in self.doc[i].conjuncts)
+                # "Morihei Ueshiba began ... Ueshiba sought to develop": a surname NER took for an ORG, acting
+                or m.type == "ORG" and m.end - m.start == 1 and self.doc[i].dep_ in ("nsubj", "poss"))
             if person and " " not in m.name and len(full.get(m.name, ())) == 1:
                 self.mentions[i] = Mention(next(iter(full[m.name])), "PERSON", m.text, m.start, m.end)
             elif person and m.type != "PERSON" and " " in m.name \
@@ -265,11 +269,14 @@ class Mentions:
             if (known := self._known_as(first)) is not None:
                 aliases.update((known.name, known.text))
                 person = known.type == "PERSON"
-            elif opened is not None:  # "Ferdinand Emmanuel | Edralin Marcos Sr.": NER cut the name
-                person = any(m.type == "PERSON" for m in opening)
+            elif opened is not None:  # "Ferdinand Emmanuel | Edralin Marcos Sr.": NER cut the name, or tagged only
+                # its end ("María de la Soledad Teresa | O'Brien")
+                person = any(m.type == "PERSON" for i, m in self.mentions.items()
+                             if first.start <= i < first.start + len(opened.split()))
         words = bare_title(self.title).split()
-        if person and len(words) >= 2 and words[-1].isalpha() and " of " not in self.title:
-            aliases.add(words[-1])  # "Vesalius" (but "Russia" is no surname of Alexander II of Russia)
+        if person and len(words) >= 2 and re.fullmatch(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", words[-1]) \
+                and " of " not in self.title:
+            aliases.add(words[-1])  # "Vesalius", "O'Brien" (but "Russia" is no surname of Alexander II of Russia)
         # "The Strait is named after Vitus Bering": a listed class noun that ends a title of no "of" ("the
         # Boltzmann constant" is no Ludwig Boltzmann, "the Americas" no European colonization of the Americas)
         if not person and "PERSON" not in self.self_types and len(words) >= 2 and " of " not in self.title \
@@ -492,7 +499,7 @@ def _whole_name(ent):
         start -= 1
     if start < ent.start:
         return doc[start:end]
-    if (longer := _quoted_or_numbered(ent)) is not None:
+    if (longer := _quoted_or_numbered(ent) or _hyphenated(ent)) is not None:
         return _whole_name(longer)
     before = doc[ent.start - 1] if ent.start else None
     if ent.label_ in ("GPE", "LOC") and before is not None and before.ent_type_ == "NORP" and before.tag_ == "NNP" \
@@ -512,6 +519,17 @@ def _whole_name(ent):
     while end > ent.start + 1 and doc[end - 1].lower_ in _PREPOSITIONS:
         end -= 1  # "Maharashtra by" (of "in Maharashtra by area"): the name stops before it
     return doc[ent.start:end]
+
+
+def _hyphenated(ent):
+    """The whole name when NER left out its hyphenated first word ("the Seventh-day | Adventist Church",
+    its first word taken for a date), else None."""
+    doc, start = ent.doc, ent.start
+    if ent.label_ == "ORG" and start >= 3 and doc[start - 2].tag_ == "HYPH" and doc[start - 3].is_title \
+            and not doc[start - 3].whitespace_ and not doc[start - 2].whitespace_ \
+            and start <= doc[start - 1].head.i < ent.end:
+        return doc[start - 3:ent.end]
+    return None
 
 
 def _quoted_or_numbered(ent):

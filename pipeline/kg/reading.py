@@ -43,9 +43,9 @@ from pipeline.kg.mentions import (
     year_value,
 )
 from pipeline.kg.nlp import lemma
-from pipeline.kg.people import ClassReading, _class_head
+from pipeline.kg.people import ClassReading, _class_head, _class_name
 
-VERSION = "reading-36"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-37"  # bump when the statements a passage yields change (the cache key)
 
 
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
@@ -69,6 +69,8 @@ _FINITE = {"VBD", "VBZ", "VBP", "MD"}  # a finite verb: the quoted words are a c
 _CAST = {"star", "co-star", "feature"}  # verbs whose "with" lists more of their objects
 
 
+_WORKING_AS = {"work", "serve", "appear"}  # "worked as a teacher": an occupation
+_CUTTING = {"IN", "DT", "CC", "TO"}  # tags of the words a chunk cut after a name may end in ("the Nobel Prize in")
 _DIRECTIONS = {f"{a}{b}" for a in ("", "north", "south") for b in ("", "east", "west")} - {""}
 
 
@@ -110,6 +112,8 @@ class _Reader(ClassReading):
     def state(self, subject: Mention, pattern: str, obj: Mention, sentence) -> None:
         if subject.name == obj.name or not subject.name or not obj.name or subject.start in self.speech:
             return
+        if self.doc[-1].is_alpha and all(t.tag_ in _CUTTING for t in self.doc[max(subject.end, obj.end):]):
+            return  # a name that ends a chunk cut mid-sentence may be cut too: "received a 2007 Primetime Emmy"
         # a pronoun's statement (its subject, or its object once a passive is read actively) is evidenced
         # by its sentence together with the sentences back to the one that names it
         named = subject.start in self.pronouns or obj.start in self.pronouns
@@ -136,10 +140,19 @@ class _Reader(ClassReading):
             self._fronted(sentence)
             self._named_classes(sentence)
             self._passing_lifespans(sentence)
+            self._post_nominals(sentence)
             self._co_mentions(sentence)
         return {"title": self.articles[0].title, "sentences": self.sentences, "statements": self.statements,
                 "articles": [{"title": a.title, "self_types": sorted(set(a.types)), "lifespan": list(a.lifespan)}
                              for a in self.articles if a.title]}
+
+    def _post_nominals(self, sentence) -> None:
+        """"Joseph Kellaway VC (1824–1880) was an English recipient of the": the letters after a name say he
+        received the Victoria Cross, also where the chunk is cut before the sentence does."""
+        for m in self._mentions_in(sentence):
+            if m.type in (SELF, "PERSON") and m.end - m.start > 1 and self.doc[m.end - 1].text in ("VC", "V.C."):
+                vc = self.doc[m.end - 1]
+                self.state(m, "be recipient of", Mention("Victoria Cross", "ORG", vc.text, vc.i, vc.i + 1), sentence)
 
     def _co_mentions(self, sentence) -> None:
         """`mention`: the passage's subject and another name in one sentence (a title mention, if
@@ -182,6 +195,7 @@ class _Reader(ClassReading):
         self._prepositional(verb, verb_lemma, subjects, objects, sentence)
         if verb_lemma == "name" and passive:
             self._in_honour(verb, sentence)
+        self._working_as(verb, subjects if verb_lemma in _WORKING_AS and not passive else [], sentence)
         agents = self._agents(verb) if passive else []
         agents += [m for m in partners if agents and m not in agents]
         if verb_lemma in _LIST_VERBS and (agents or objects):  # "bordered by A and B to the north, C to the west"
@@ -189,6 +203,16 @@ class _Reader(ClassReading):
         for agent in agents:  # read actively: "directed by K" -> K direct X
             for patient in subjects:
                 self.state(agent, verb_lemma, patient, sentence)
+
+    def _working_as(self, verb, subjects: list[Mention], sentence) -> None:
+        """"She has worked as a television anchor and correspondent": listed occupations are hers ("appeared as
+        Hamlet" names a role, no occupation)."""
+        occupations = vocabulary()["occupations"]
+        for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ == "as"):
+            for noun in (c for c in prep.children if c.dep_ == "pobj" and c.tag_ in ("NN", "NNS")):
+                if noun.lower_ in occupations or _class_name(noun) in occupations:
+                    for subject in subjects:
+                        self._classes(subject, noun, sentence, pattern="also a")
 
     def _in_honour(self, verb, sentence) -> None:
         """"The Bering Strait, the Bering Sea, Bering Island ... were all named in his honor", right after a
@@ -302,7 +326,7 @@ class _Reader(ClassReading):
         """The entity a noun stands for: itself, or the subject it is said of ("X is a film [directed by]")."""
         if found := self.arguments(noun):
             return found
-        if noun.dep_ == "attr" and lemma(noun.head) == "be":
+        if noun.dep_ == "attr" and lemma(noun.head) == "be" and not _second_attr(noun):
             return [m for c in noun.head.children if c.dep_ == "nsubj" for m in self.arguments(c)]
         if noun.dep_ == "appos":
             return self.arguments(noun.head)
@@ -324,7 +348,7 @@ class _Reader(ClassReading):
         """"X is the capital of Y", "X is a city in Y": `be NOUN PREP`; "X was a Japanese actor": `also a`."""
         # (a date is no one: "16 April 1844 ... was a French poet" is a lead the parser cut)
         subjects = [m for c in verb.children if c.dep_ == "nsubj" for m in self.arguments(c) if m.type != "DATE"]
-        for attr in (c for c in verb.children if c.dep_ == "attr"):
+        for attr in (c for c in verb.children if c.dep_ == "attr" and not _second_attr(c)):
             self._relational_noun(subjects, attr, sentence)
             self._described(subjects, attr, sentence)
 
@@ -405,6 +429,15 @@ def _quoted(text: str) -> list[tuple[int, int]]:
         elif opened is None:
             opened = at
     return [(start, end) for start, end in spans if start < end]
+
+
+def _second_attr(noun) -> bool:
+    """Is the noun a copula's second complement right after a quoted title? It is the parser's place for an
+    apposition to the title: in 'O'Brien is the anchor for "Matter of Fact," a weekly show owned by Hearst' the
+    show is owned, not O'Brien."""
+    before = noun.doc[noun.left_edge.i - 1] if noun.left_edge.i else None
+    return before is not None and before.tag_ == "''" and any(
+        c.dep_ == "attr" and c.i < noun.i for c in noun.head.children)
 
 
 def _placed(mention: Mention) -> Mention:

@@ -250,8 +250,17 @@ class Verbalizer:
 
     def _many(self, node: str) -> bool:
         """Plural unless the set, before any negation, has one member: a question about what is
-        left after an exception asks for several ("Which films ..., except ...?")."""
-        return len(self.positive.get(node, self.g.sets[node])) != 1
+        left after an exception asks for several ("Which films ..., except ...?"). A role of a plural set
+        is plural too: "the founder of the organizations based in Michigan" reads as one founder of them all."""
+        if len(self.positive.get(node, self.g.sets[node])) != 1:
+            return True
+        if not self.plan.is_projection(node):
+            return False
+        step = self.plan.steps[node][0]
+        if self.plan.is_anchor(step.child) or not self._many(step.child):
+            return False
+        template = self._template(self._rel(step))[0]
+        return bool(re.search(r"\bof \{(?:one_|any_)?x\}", str(template.get("term_nested", template["term"]))))
 
     # phrases ------------------------------------------------------------------------------
     def _source_phrase(self, step: Step) -> tuple[str, bool, bool, bool]:

@@ -17,7 +17,7 @@ from pipeline.kg.generator import builtin_inverses, generate_kg, senseless
 from pipeline.kg.graph import KnowledgeGraph, build_graph
 from pipeline.kg.query import evaluate, plan_for
 from pipeline.kg.sample import Grounding, Reject
-from pipeline.kg.verbalize import Verbalizer, _text, templates
+from pipeline.kg.verbalize import Verbalizer, _as_list, _text, templates
 from pipeline.querytypes import NEGATION_TYPES, TYPE_NAMES
 
 SEEDS = range(60)
@@ -445,3 +445,42 @@ def test_a_noun_that_already_says_a_condition_is_turned_down():
     grounding = ground(kg, "2i", {"?y": "value:class:general", "?z": "value:class:pianist"},
                        ["occupation", "occupation"])
     assert senseless(kg, grounding, Verbalizer(kg, grounding, random.Random(0))) is None
+
+
+def test_the_sixth_rounds_wordings_read_as_a_person_would_ask():
+    # issue 29's sixth round: "the centuries that saw the birth of one of the people that either were born in A
+    # or were born in B", "the neighbour that borders ...", "the places that are where X is based", "the
+    # founder of the organizations based in Michigan"
+    facts = [Fact("jb", "born_in", "as", ("p-jb",)), Fact("dc", "born_in", "ha", ("p-dc",)),
+             Fact("jb", "born_in_century", "value:century:19th century", ("p-jb",)),
+             Fact("dc", "born_in_century", "value:century:20th century", ("p-dc",)),
+             Fact("ford", "headquartered_in", "dearborn", ("p-ford",)),
+             Fact("ford", "headquartered_in", "mi", ("p-ford",)), Fact("gm", "headquartered_in", "mi", ("p-gm",)),
+             Fact("gm", "headquartered_in", "detroit", ("p-gm",)),
+             Fact("ford", "founded_by", "hf", ("p-ford",)), Fact("hf", "occupation", "value:class:industrialist",
+                                                                 ("p-hf",)),
+             Fact("ke", "borders", "io", ("p-ke",)), Fact("ke", "borders", "ug", ("p-ke",)),
+             Fact("io", "borders", "asia", ("p-io",))]
+    labels = {"jb": "Jean Brillant", "dc": "Dominic Colenso", "as": "Assemetquagan", "ha": "Harlow",
+              "value:century:19th century": "19th century", "value:century:20th century": "20th century",
+              "ford": "Ford Motor Company", "gm": "General Motors", "dearborn": "Dearborn", "detroit": "Detroit",
+              "mi": "Michigan", "hf": "Henry Ford", "value:class:industrialist": "industrialist", "ke": "Kenya",
+              "io": "Indian Ocean", "ug": "Uganda", "asia": "Asia"}
+    kg = build_graph(facts, labels, builtin_inverses())
+    cases = [
+        ("up", {"?y": "as", "?z": "ha"}, ["birthplace_of", "birthplace_of", "born_in_century"], "birth centuries of"),
+        ("pin", {"?x": "hf", "?w": "gm"}, ["founded", "headquartered_in", "headquartered_in"], "home to"),
+        ("3p", {"?x": "mi"}, ["headquarters_of", "founded_by", "occupation"], "founders of the"),
+        ("2i", {"?y": "ke", "?z": "asia"}, ["borders", "borders"], None),
+    ]
+    for type_name, anchors, relations, said in cases:
+        grounding = ground(kg, type_name, anchors, relations)
+        assert grounding.answers, type_name
+        found = questions(kg, grounding)
+        assert not any(re.search(r"saw the birth of one of|neighbour|are where|founder of the", q)
+                       for q in found), found
+        assert said is None or all(said in q for q in found), (said, found)
+    # no clause of any relation says "the places that are where ..."
+    for name, template in templates()["relations"]["relations"].items():
+        clauses = [template.get(k, []) for k in ("cond", "cond_nested", "neg", "neg_nested")]
+        assert not [c for c in clauses for c in _as_list(c) if re.match(r"\{(be|was)\}( not)? where", c)], name
