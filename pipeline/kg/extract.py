@@ -74,7 +74,7 @@ class RelationSpec:
 def relation_specs() -> tuple[RelationSpec, ...]:
     specs = []
     for name, spec in vocabulary()["relations"].items():
-        specs.append(RelationSpec(name, frozenset(spec["subject"]), frozenset(spec["object"]),
+        specs.append(RelationSpec(spec.get("relation", name), frozenset(spec["subject"]), frozenset(spec["object"]),
                                   tuple(tuple(p.split()) for p in spec.get("patterns", ())),
                                   tuple(tuple(p.split()) for p in spec.get("reverse", ())), spec.get("value")))
     return tuple(specs)

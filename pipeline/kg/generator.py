@@ -63,6 +63,7 @@ _REASONS = {
     "witness_not_in_text": "a witness sentence is not in the passage text or does not name both ends",
     "banned_word": "the question says article, category, subject or class of",
     "answer_in_question": "the question names an answer",
+    "answer_alias": "an answer may be another's surname ('Alcott' beside 'Bronson Alcott'): one person twice",
     "no_noun": "no class, topic or relation noun holds for every member of a set",
     "corpus_other_member": "the corpus text may name another entity that meets a condition",
     "corpus_meets_negation": "an answer's own text may say that it meets the negated condition",
@@ -400,7 +401,7 @@ def senseless(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer) 
         return reason
     if plan.type == "1p" and verbalizer.absorbed(plan.target) is not None:
         return "nothing_asked"
-    return None
+    return "answer_alias" if surnamed_twice([kg.label(a) for a in grounding.answers]) else None
 
 
 def _noun_reason(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer, bridges: list[str]) -> str | None:
@@ -440,6 +441,13 @@ def _circular(grounding: Grounding, bridges: list[str], removed: set[str]) -> bo
 
     return bool(anchors & (grounding.answers | removed)) or any(
         below(n) & grounding.sets[n] or grounding.answers & grounding.sets[n] for n in bridges)
+
+
+def surnamed_twice(answers: Sequence[str]) -> bool:
+    """Is a one-word answer the last word of another answer: a person read once by a full name and once, in a
+    passage that does not give it, by the surname alone?"""
+    surnames = {a.split()[-1] for a in answers if " " in a}
+    return any(" " not in a and a in surnames for a in answers)
 
 
 def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mapping[str, str] | None = None,

@@ -499,7 +499,7 @@ def _whole_name(ent):
         start -= 1
     if start < ent.start:
         return doc[start:end]
-    if (longer := _quoted_or_numbered(ent) or _hyphenated(ent)) is not None:
+    if (longer := _quoted_or_numbered(ent) or _joined(ent)) is not None:
         return _whole_name(longer)
     before = doc[ent.start - 1] if ent.start else None
     if ent.label_ in ("GPE", "LOC") and before is not None and before.ent_type_ == "NORP" and before.tag_ == "NNP" \
@@ -521,14 +521,17 @@ def _whole_name(ent):
     return doc[ent.start:end]
 
 
-def _hyphenated(ent):
-    """The whole name when NER left out its hyphenated first word ("the Seventh-day | Adventist Church",
-    its first word taken for a date), else None."""
-    doc, start = ent.doc, ent.start
+def _joined(ent):
+    """The whole name when NER left out a word joined to it: a hyphenated first word ("the Seventh-day | Adventist
+    Church", its first word taken for a date) or an elided French particle after it ("the Ballon | d'Or"), else
+    None."""
+    doc, start, end = ent.doc, ent.start, ent.end
     if ent.label_ == "ORG" and start >= 3 and doc[start - 2].tag_ == "HYPH" and doc[start - 3].is_title \
             and not doc[start - 3].whitespace_ and not doc[start - 2].whitespace_ \
-            and start <= doc[start - 1].head.i < ent.end:
-        return doc[start - 3:ent.end]
+            and start <= doc[start - 1].head.i < end:
+        return doc[start - 3:end]
+    if end < len(doc) and re.fullmatch(r"[dDlL]['’][A-Z]\w*", doc[end].text):
+        return doc[start:end + 1]
     return None
 
 

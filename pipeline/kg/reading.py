@@ -45,7 +45,7 @@ from pipeline.kg.mentions import (
 from pipeline.kg.nlp import lemma
 from pipeline.kg.people import ClassReading, _class_head, _class_name
 
-VERSION = "reading-37"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-38"  # bump when the statements a passage yields change (the cache key)
 
 
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
@@ -114,6 +114,10 @@ class _Reader(ClassReading):
             return
         if self.doc[-1].is_alpha and all(t.tag_ in _CUTTING for t in self.doc[max(subject.end, obj.end):]):
             return  # a name that ends a chunk cut mid-sentence may be cut too: "received a 2007 Primetime Emmy"
+        if any(t.lower_ == "respectively" for t in sentence) and any(
+                self.doc[m.start:m.end].root.conjuncts for m in (subject, obj)):
+            return  # "Edinburgh, Cardiff and Belfast are the capitals of Scotland, Wales and Northern Ireland,
+            # respectively": each of one list goes with one of the other, which the parse does not say
         # a pronoun's statement (its subject, or its object once a passive is read actively) is evidenced
         # by its sentence together with the sentences back to the one that names it
         named = subject.start in self.pronouns or obj.start in self.pronouns

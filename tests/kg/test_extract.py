@@ -435,3 +435,28 @@ def test_a_british_and_an_american_spelling_of_a_proper_name_are_two_entities(tm
     labels = set(extraction.labels.values())
     assert {"Labor Party", "Labour Party"} <= labels, labels
 
+
+
+def test_forming_founds_a_group_and_no_place(tmp_path):
+    # issue 29: "Which republic is located in the continent founded by Triceratops?" ("... on the island continent
+    # of Laramidia, now forming western North America"; the two wiki-vital leads, CC BY-SA 4.0)
+    passages = {
+        "a": Passage("a", "Triceratops",
+                     "Triceratops is a genus of chasmosaurine ceratopsian dinosaur that lived during the late "
+                     "Maastrichtian age of the Late Cretaceous period, about 69 to 66 million years ago on the island "
+                     "continent of Laramidia, now forming western North America. It was one of the last-known "
+                     "non-avian dinosaurs and lived until the Cretaceous–Paleogene extinction event 66 million years "
+                     "ago. The name Triceratops, which means 'three-horned face', is derived from Ancient Greek trí-, "
+                     "meaning 'three', kéras, meaning 'horn', and ṓps, meaning 'face'.",
+                     "Genus of Late Cretaceous dinosaur", "Biology and health sciences"),
+        "b": Passage("b", "North America",
+                     "North America is a continent in the Northern and Western hemispheres. It is bordered to the "
+                     "north by the Arctic Ocean, to the east by the Atlantic Ocean, to the southeast by South America "
+                     "and the Caribbean Sea, and to the south and west by the Pacific Ocean.",
+                     "Continent", "Uncategorized"),
+        "c": Passage("c", "Roy Jenkins", "Roy Jenkins was a British politician. In 1981 he formed the Social "
+                     "Democratic Party with David Owen."),
+    }
+    facts = facts_of(passages, tmp_path)
+    assert not {f for f in facts if f[1] == "founded" and f[2] == "North America"}, facts
+    assert ("Roy Jenkins", "founded", "Social Democratic Party") in facts, facts

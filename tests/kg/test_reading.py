@@ -883,3 +883,12 @@ def test_the_victoria_cross_after_a_name_in_a_chunk_cut_before_the_sentence_says
                                  "VC (1 September 1824 – 2 October 1880) was an English recipient of the")}
     assert {("Joseph Kellaway", "be recipient of", "Victoria Cross"), ("Joseph Kellaway", "bear in", "1824"),
             ("Joseph Kellaway", "nationality", "English")} <= found, found
+
+
+def test_respectively_pairs_two_lists_and_an_elided_particle_ends_a_name():
+    found = {t[:3] for t in read("United Kingdom", "The United Kingdom is a country. Edinburgh, Cardiff and Belfast "
+                                 "are the national capitals of Scotland, Wales and Northern Ireland, respectively.")}
+    assert not {t for t in found if t[0] in ("Edinburgh", "Cardiff", "Belfast")}, found  # no cross product
+    found = {t[:3] for t in read("Fabio Cannavaro", "Fabio Cannavaro is an Italian footballer. Cannavaro, who grew "
+                                 "up in Naples, won the Ballon d'Or while playing in Spain.")}
+    assert ("Fabio Cannavaro", "win", "Ballon d'Or") in found, found

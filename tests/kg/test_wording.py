@@ -484,3 +484,15 @@ def test_the_sixth_rounds_wordings_read_as_a_person_would_ask():
     for name, template in templates()["relations"]["relations"].items():
         clauses = [template.get(k, []) for k in ("cond", "cond_nested", "neg", "neg_nested")]
         assert not [c for c in clauses for c in _as_list(c) if re.match(r"\{(be|was)\}( not)? where", c)], name
+
+
+def test_a_surname_beside_its_full_name_is_no_second_answer():
+    # "Who founded Fruitlands?" -> Alcott, Bronson Alcott: one passage names him by his surname only
+    facts = [Fact("f", "founded_by", "a", ("p-1",)), Fact("f", "founded_by", "ba", ("p-2",)),
+             Fact("g", "founded_by", "ba", ("p-3",)), Fact("g", "founded_by", "lm", ("p-3",))]
+    labels = {"f": "Fruitlands", "a": "Alcott", "ba": "Bronson Alcott", "g": "Temple School", "lm": "Louisa Alcott"}
+    kg = build_graph(facts, labels, builtin_inverses())
+    grounding = ground(kg, "1p", {"?x": "f"}, ["founded_by"])
+    assert senseless(kg, grounding, Verbalizer(kg, grounding, random.Random(0))) == "answer_alias"
+    grounding = ground(kg, "1p", {"?x": "g"}, ["founded_by"])  # two Alcotts, each by a full name
+    assert senseless(kg, grounding, Verbalizer(kg, grounding, random.Random(0))) is None
