@@ -54,7 +54,9 @@ ONE_VALUED = frozenset({"born_in", "died_in", "born_in_century", "died_in_centur
 # schools, members) state no contrast: a Chemistry prize says nothing of the Physics one
 EXHAUSTIVE = ONE_VALUED | {"instance_of", "occupation", "nationality", "child_of", "headquartered_in", "directed_by",
                            "written_by", "composed_by", "created_by", "took_place_in", "located_in", "capital_of",
-                           "borders", "flows_into"}  # (either direction counts: see _contrasts)
+                           "flows_into"}  # (either direction counts: see _contrasts)
+# (not borders: a neighbour list is read from both sides' passages, so Brazil, named in a neighbour's, "borders"
+# only that one, and a continent's list names South America, not each country in it)
 
 
 _UNNAMED = "unnamed:"  # a possible member the text names and no node stands for ("unnamed:oyo state")

@@ -181,8 +181,7 @@ class Mentions:
                 name = _normalise(span.text)
                 if _shares_head(span):
                     continue  # "the American and British Societies of Cinematographers": two names, neither whole
-                if re.fullmatch(r"[IVX]+", span[-1].text) and kind in ("NORP", "ORG", "PLACE"):
-                    kind = "PERSON"  # "Chandragupta I"
+                kind = _kind(span, kind)
                 # "first university statistics department", "Zaporozhian Cossacks as Hetman": no name
                 if name not in _NO_ENTITY and (kind == "DATE" or re.search(r"[A-Z]", name) and " as " not in name):
                     self._add(Mention(name, kind, span.text, span.start, span.end))
@@ -225,7 +224,9 @@ class Mentions:
             person = m.type == "PERSON" or m.type in ("ORG", "PLACE", "WORK") and (any(
                 (c := self.mentions.get(t.i)) is not None and c.type == "PERSON" for t in self.doc[i].conjuncts)
                 # "Morihei Ueshiba began ... Ueshiba sought to develop": a surname NER took for an ORG, acting
-                or m.type == "ORG" and m.end - m.start == 1 and self.doc[i].dep_ in ("nsubj", "poss"))
+                or m.type == "ORG" and m.end - m.start == 1 and self.doc[i].dep_ in ("nsubj", "poss")
+                # "co-authored the act alongside Reims": a surname NER took for a place
+                or m.end - m.start == 1 and self.doc[i].dep_ == "pobj" and self.doc[i].head.lower_ == "alongside")
             if person and " " not in m.name and len(full.get(m.name, ())) == 1:
                 self.mentions[i] = Mention(next(iter(full[m.name])), "PERSON", m.text, m.start, m.end)
             elif person and m.type != "PERSON" and " " in m.name \
@@ -410,9 +411,9 @@ class Mentions:
             m = self.mention(t)
             if m is not None and m not in found:
                 found.append(m)
-        if found and not alternatives:
+        if found and not alternatives:  # (of its kind: "co-authored the act alongside Reims" lists no act)
             found += [m for t in (token, *token.conjuncts) for o in co_listed(t) for m in self.arguments(o)
-                      if m not in found and m.type != "DATE"]
+                      if m not in found and m.type != "DATE" and found[0].type in (SELF, m.type)]
         return found
 
     def _places_in(self, token, prep) -> list[Mention]:
@@ -521,6 +522,18 @@ def _whole_name(ent):
     return doc[ent.start:end]
 
 
+def _kind(span, kind: str) -> str:
+    """The mention's type where NER's is wrong: "Chandragupta I" is a person, and "the Angolan exclave of Cabinda"
+    holds an adjective, no place."""
+    if re.fullmatch(r"[IVX]+", span[-1].text) and kind in ("NORP", "ORG", "PLACE"):
+        return "PERSON"
+    doc = span.doc
+    if span.text in vocabulary()["demonyms"] and span.end < len(doc) and doc[span.end].tag_ in ("NN", "NNS") \
+            and doc[span.end].is_lower:
+        return "NORP"
+    return kind
+
+
 def _joined(ent):
     """The whole name when NER left out a word joined to it: a hyphenated first word ("the Seventh-day | Adventist
     Church", its first word taken for a date) or an elided French particle after it ("the Ballon | d'Or"), else
@@ -532,7 +545,17 @@ def _joined(ent):
         return doc[start - 3:end]
     if end < len(doc) and re.fullmatch(r"[dDlL]['’][A-Z]\w*", doc[end].text):
         return doc[start:end + 1]
+    if end - start == 1 and doc[start].lower_ in listed_classes() and end + 1 < len(doc) and doc[end].lower_ == "of" \
+            and doc[end + 1].ent_type_ in ("GPE", "LOC"):  # "the Republic and Canton | of Geneva" is no Canton
+        return doc[start:_ent_end(doc, end + 1)]
     return None
+
+
+def _ent_end(doc, i: int) -> int:
+    """The end of the entity token i begins."""
+    while i + 1 < len(doc) and doc[i + 1].ent_iob_ == "I":
+        i += 1
+    return i + 1
 
 
 def _quoted_or_numbered(ent):

@@ -45,7 +45,7 @@ from pipeline.kg.mentions import (
 from pipeline.kg.nlp import lemma
 from pipeline.kg.people import ClassReading, _class_head, _class_name
 
-VERSION = "reading-38"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-40"  # bump when the statements a passage yields change (the cache key)
 
 
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
@@ -188,6 +188,9 @@ class _Reader(ClassReading):
         if cast:
             objects += [m for m in partners if m not in objects]
         elif not passive and subjects:
+            # "co-authored the act alongside Reims": the parser hangs the partner on the object
+            partners += [m for o in objects for t in self.doc[o.start:o.end] for c in co_listed(t)
+                         for m in self.arguments(c) if m.type == "PERSON" != o.type]
             subjects += [m for m in partners if m not in subjects]
         # "was awarded the 1983 Nobel Prize": the subject received it; another passive's object is no patient
         pattern = "receive" if passive and verb_lemma in _GIVING else None if passive else verb_lemma

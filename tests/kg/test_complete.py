@@ -623,6 +623,24 @@ def test_a_prize_won_is_no_contrast_with_another_prize():
     assert checker._contrasts(["French"], ["English"], "nationality_of")
 
 
+def test_a_neighbour_list_is_no_contrast():
+    # issue 29's seventh round: "the places that contain São Paulo, excluding those that border North America"
+    # kept Brazil, whose own text states no border: its one neighbour came from Uruguay's passage, and North
+    # America's list names South America, which holds Brazil
+    texts = {"SP": "São Paulo is a city in Brazil.", "Uruguay": "Uruguay borders Brazil.",
+             "NA": "North America is bordered by South America and the Arctic Ocean."}
+    checker = check(texts, [("São Paulo", "located_in", "Brazil", "SP", texts["SP"]),
+                            ("Uruguay", "borders", "Brazil", "Uruguay", texts["Uruguay"]),
+                            ("North America", "borders", "South America", "NA", texts["NA"]),
+                            ("North America", "borders", "Arctic Ocean", "NA", texts["NA"])])
+    plan, anchors, relations = plan_for("2in"), {"?y": "São Paulo", "?z": "North America"}, \
+        {0: "located_in", 1: "borders"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert sets[plan.target] == {"Brazil"}
+    assert checker.reject_reason(plan, anchors, relations, sets) == "negation_unstated"
+    assert not checker._contrasts(["Uruguay"], ["North America"], "borders")
+
+
 @pytest.mark.parametrize("anchor, relation, reason", [("value:class:editor", "occupation_of", "negation_unstated"),
                                                       ("Vevey", "deathplace_of", None)])
 def test_a_not_over_a_projection_needs_a_narrow_set(anchor, relation, reason):

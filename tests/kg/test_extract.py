@@ -212,7 +212,8 @@ def test_the_open_world_round_is_fully_judged_keeps_no_comlq_text_and_is_in_the_
         assert line in docs, line
     # the earlier rounds' sheets, each a row of the docs' table of rounds
     for name, seed in (("item_judgements_open_world_r2.jsonl", 202), ("item_judgements_open_world_r3.jsonl", 303),
-                       ("item_judgements_open_world_r4.jsonl", 404), ("item_judgements_open_world_r5.jsonl", 505)):
+                       ("item_judgements_open_world_r4.jsonl", 404), ("item_judgements_open_world_r5.jsonl", 505),
+                       ("item_judgements_open_world_r6.jsonl", 606), ("item_judgements_open_world_r7.jsonl", 707)):
         counts = item_table([json.loads(line) for line in (FIXTURES / name).open()])
         row = next(line for line in docs.splitlines() if line.startswith(f"| {seed // 101} (seed {seed}) |"))
         points = ("fluent", "correct_answers", "complete_answers", "evidence_states_facts", "negation_by_contrast",
@@ -460,3 +461,29 @@ def test_forming_founds_a_group_and_no_place(tmp_path):
     facts = facts_of(passages, tmp_path)
     assert not {f for f in facts if f[1] == "founded" and f[2] == "North America"}, facts
     assert ("Roy Jenkins", "founded", "Social Democratic Party") in facts, facts
+
+
+def test_a_text_holds_no_nationality(tmp_path):
+    # issue 29's seventh round: "What are the nationalities that Zhuangzi held ...?" -> Chinese, from "The
+    # Zhuangzi is an ancient Chinese text" (NER took the book's name for a person)
+    passages = {
+        "a": Passage("a", "Zhuangzi (book)", "The Zhuangzi is an ancient Chinese text from the late Warring States "
+                     "period which contains stories and anecdotes."),
+        "b": Passage("b", "Laozi", "Laozi was a semi-legendary ancient Chinese Taoist philosopher."),
+    }
+    facts = facts_of(passages, tmp_path)
+    assert ("Laozi", "nationality", "Chinese") in facts, facts
+    assert not {f for f in facts if f[0].startswith("Zhuangzi") and f[1] == "nationality"}, facts
+
+
+def test_a_demonym_before_a_noun_borders_nothing(tmp_path):
+    # the shipped sample's "Which places border the Angolan ...?" ("to the south by the Angolan exclave of Cabinda")
+    passages = {
+        "a": Passage("a", "Republic of the Congo", "The Republic of the Congo is a country in Central Africa. It is "
+                     "bordered to the west by Gabon, to the northwest by Cameroon, to the south by the Angolan "
+                     "exclave of Cabinda, and to the southwest by the Atlantic Ocean."),
+        "b": Passage("b", "Angolan Civil War", "The Angolan Civil War was a civil war in Angola."),
+    }
+    facts = facts_of(passages, tmp_path)
+    assert ("Atlantic Ocean", "borders", "Republic of the Congo") in facts, facts
+    assert not {f for f in facts if f[1] == "borders" and "Angolan" in (f[0], f[2])}, facts

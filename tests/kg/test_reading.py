@@ -892,3 +892,26 @@ def test_respectively_pairs_two_lists_and_an_elided_particle_ends_a_name():
     found = {t[:3] for t in read("Fabio Cannavaro", "Fabio Cannavaro is an Italian footballer. Cannavaro, who grew "
                                  "up in Naples, won the Ballon d'Or while playing in Spain.")}
     assert ("Fabio Cannavaro", "win", "Ballon d'Or") in found, found
+
+
+def test_a_partner_the_parser_hung_on_the_object_is_a_subject_too():
+    # issue 29's seventh round: "co-authored the Disability Freedom Act alongside Reims" listed Tallridge only
+    # (and made Reims something she authored)
+    found = {t[:3] for t in read("", "Senators Maxine Tallridge and Jonathan Reims were instrumental in championing "
+                                 "disability rights. Tallridge, known for her legislative work, co-authored the "
+                                 "landmark Disability Freedom Act alongside Reims. The act was celebrated.")}
+    assert {("Maxine Tallridge", "author", "Disability Freedom Act"),
+            ("Jonathan Reims", "author", "Disability Freedom Act")} <= found, found
+    assert not {t for t in found if t[2] == "Reims" or t[2] == "Jonathan Reims"}, found
+    # a partner of the subject's kind still shares what it did
+    found = {t[:3] for t in read("Jan Smuts", "Jan Smuts was a South African statesman. Smuts, along with Louis "
+                                 "Botha, founded the South African Party.")}
+    assert ("Louis Botha", "found", "South African Party") in found, found
+
+
+def test_a_canton_of_a_place_is_no_canton():
+    # the shipped sample's "Which place contains the capital of Guangzhou ...?": Canton, Guangzhou's old name, cut
+    # from "the Republic and Canton of Geneva"
+    found = {t[:3] for t in read("Geneva", "Geneva is a city in Switzerland. Situated where the Rhône exits Lake "
+                                 "Geneva, it is the capital of the Republic and Canton of Geneva.")}
+    assert not {t for t in found if t[2] == "Canton"}, found

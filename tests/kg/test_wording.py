@@ -496,3 +496,15 @@ def test_a_surname_beside_its_full_name_is_no_second_answer():
     assert senseless(kg, grounding, Verbalizer(kg, grounding, random.Random(0))) == "answer_alias"
     grounding = ground(kg, "1p", {"?x": "g"}, ["founded_by"])  # two Alcotts, each by a full name
     assert senseless(kg, grounding, Verbalizer(kg, grounding, random.Random(0))) is None
+
+
+def test_what_a_whole_class_holds_is_asked_in_the_plural():
+    # issue 29's seventh round: "Name the nationality of editors." (one editor in the corpus)
+    facts = [Fact("cc", "occupation", "value:class:editor", ("p-cc",)),
+             Fact("cc", "nationality", "value:nationality:English", ("p-cc",))]
+    labels = {"cc": "Charlie Chaplin", "value:class:editor": "editor", "value:nationality:English": "English"}
+    kg = build_graph(facts, labels, builtin_inverses())
+    grounding = ground(kg, "2p", {"?x": "value:class:editor"}, ["occupation_of", "nationality"])
+    assert grounding.answers == {"value:nationality:English"}
+    found = questions(kg, grounding)
+    assert found and all("nationalities of editors" in q for q in found), found
