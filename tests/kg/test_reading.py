@@ -895,14 +895,13 @@ def test_respectively_pairs_two_lists_and_an_elided_particle_ends_a_name():
 
 
 def test_a_partner_the_parser_hung_on_the_object_is_a_subject_too():
-    # issue 29's seventh round: "co-authored the Disability Freedom Act alongside Reims" listed Tallridge only
-    # (and made Reims something she authored)
-    found = {t[:3] for t in read("", "Senators Maxine Tallridge and Jonathan Reims were instrumental in championing "
-                                 "disability rights. Tallridge, known for her legislative work, co-authored the "
-                                 "landmark Disability Freedom Act alongside Reims. The act was celebrated.")}
-    assert {("Maxine Tallridge", "author", "Disability Freedom Act"),
-            ("Jonathan Reims", "author", "Disability Freedom Act")} <= found, found
-    assert not {t for t in found if t[2] == "Reims" or t[2] == "Jonathan Reims"}, found
+    # issue 29's seventh round: "co-authored the ... Act alongside Reims" listed its first author only (and made
+    # Reims something she authored); the case in other words
+    found = {t[:3] for t in read("", "Senators Ann Whitfield and Peter Lorne backed the reform for years. Whitfield, "
+                                 "praised for her committee work, co-wrote the landmark Open Rivers Act alongside "
+                                 "Lorne. The act passed.")}
+    assert {("Ann Whitfield", "write", "Open Rivers Act"), ("Peter Lorne", "write", "Open Rivers Act")} <= found, found
+    assert not {t for t in found if t[2] in ("Lorne", "Peter Lorne")}, found
     # a partner of the subject's kind still shares what it did
     found = {t[:3] for t in read("Jan Smuts", "Jan Smuts was a South African statesman. Smuts, along with Louis "
                                  "Botha, founded the South African Party.")}
