@@ -22,7 +22,7 @@ import networkx as nx
 
 from pipeline.errors import RecordError
 from pipeline.kg.facts import Evidence, Extraction, Fact
-from pipeline.kg.mentions import PRIZE_WORDS
+from pipeline.kg.names import PRIZE_WORDS
 from pipeline.records import Passage
 from pipeline.schemas import iter_jsonl, validate
 

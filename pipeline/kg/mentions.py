@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from pipeline.kg.lexicon import listed_classes, vocabulary
+from pipeline.kg.names import _HONORIFICS, entity_kind, normalise, shares_head, whole_name
 from pipeline.kg.nlp import lemma
 from pipeline.passages import article_start, recover_title
 
@@ -33,16 +34,6 @@ _NO_ENTITY = {"PhD", "Ph.D.", "Ph.D", "doctorate", "BSc", "MSc"}  # (MD, MA, BA 
 
 
 MAX_CHAIN = 2  # pronoun sentences that may follow the sentence naming the passage's subject
-
-
-_PREPOSITIONS = {"in", "at", "of", "for", "from", "to", "with", "into", "on", "under", "after", "by", "as", "near",
-                 "through", "between", "against", "within", "across"}
-
-
-_NOUN_PREPOSITIONS = {"of", "in", "to", "for", "on"}
-
-
-PRIZE_WORDS = frozenset({"Prize", "Prizes", "Award", "Awards", "Medal", "Medals", "Trophy", "Trophies"})
 
 
 _YEAR = re.compile(r"(?<![\d.,])(\d{3,4})(?![\d,]|s\b)(?:\s*(BC|BCE|AD|CE)\b)?|(?<![\d.,])(\d{1,2})\s*(BC|BCE)\b")
@@ -177,11 +168,11 @@ class Mentions:
         for n, ent in enumerate(ents):
             kind = None if n in joined else ENTITY_TYPES.get(ent.label_)
             if kind:
-                span = _whole_name(ent)
-                name = _normalise(span.text)
-                if _shares_head(span):
+                span = whole_name(ent)
+                name = normalise(span.text)
+                if shares_head(span):
                     continue  # "the American and British Societies of Cinematographers": two names, neither whole
-                kind = _kind(span, kind)
+                kind = entity_kind(span, kind)
                 # "first university statistics department", "Zaporozhian Cossacks as Hetman": no name
                 if name not in _NO_ENTITY and (kind == "DATE" or re.search(r"[A-Z]", name) and " as " not in name):
                     self._add(Mention(name, kind, span.text, span.start, span.end))
@@ -210,7 +201,7 @@ class Mentions:
             if before.is_lower and before.text in occupations and 2 <= end - t.i <= 4 \
                     and not (end < len(self.doc) and self.doc[end].tag_ in ("NNP", "NNPS")):
                 span = self.doc[t.i:end]
-                self._add(Mention(_normalise(span.text), "PERSON", span.text, t.i, end))
+                self._add(Mention(normalise(span.text), "PERSON", span.text, t.i, end))
 
     def _full_names(self) -> None:
         """A one-word person mention that ends a longer person mention of the same passage is that
@@ -306,7 +297,7 @@ class Mentions:
         # ("Konstantinos | Petrou Kavafis": or early)
         if (subject.i >= opening.end or opening.start > first.start) and not any(t.is_punct for t in words) and all(
                 t.is_title or t.is_lower and t.dep_ == "compound" for t in words):
-            return Mention(_normalise(words.text), opening.type, words.text, words.start, words.end)
+            return Mention(normalise(words.text), opening.type, words.text, words.start, words.end)
         return opening
 
     def _pronouns(self) -> None:
@@ -455,128 +446,11 @@ _REALMS = {"country", "state", "nation", "kingdom", "empire", "republic", "islan
            "microstate", "sultanate", "emirate", "principality", "territory", "province"}
 
 
-def _normalise(text: str) -> str:
-    text = re.sub(r"^(?:the|The)\s+", "", text.strip())
-    text = re.sub(r"(?:'s|’s|')$", "", text)
-    text = re.sub(r'\s*["“”]\s*', " ", text).strip()  # a quoted nickname's mark: 'Marlene" Dietrich'
-    return text.strip(" ,.;:\"'")
-
-
-_PARTICLES = {"ibn", "bin", "bint", "ben", "al", "van", "von", "de", "da", "di", "del"}
-
-
-# titles written before a name that are no part of it (classes are, too: "President", "King", "Saint" ...)
-_HONORIFICS = {"sir", "dame", "lord", "lady", "mr", "mrs", "ms", "dr", "saint", "st", "father", "brother", "sister",
-               "mother", "reverend", "rev", "captain", "major", "colonel", "lieutenant", "sergeant", "president",
-               "senator", "governor", "count", "countess", "duke", "duchess", "baron", "chief", "uncle", "aunt"}
-
-
-_NAME_JOINERS = _PARTICLES | {"y"}  # "José Ortega y Gasset"
-
-
 def _untagged_name(token) -> bool:
     return token.tag_ in ("NNP", "NN") and token.is_title and token.is_alpha  # "Celsius" may be tagged NN
 
 
 _NOMINAL = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "conj", "appos", "poss"})  # a noun phrase's own roles
-
-
-def _whole_name(ent):
-    """NER's span, with the year it leaves after a final "of" ("the Hungarian Revolution of | 1956"),
-    without a final preposition it cannot complete."""
-    doc, end = ent.doc, ent.end
-    start = ent.start
-    # "Mu'awiya ibn | Abi Sufyan": NER's person may start after a particle that joins the name before it
-    while ent.label_ == "PERSON" and start >= 2 and doc[start - 1].lower_ in _PARTICLES \
-            and doc[start - 2].tag_ == "NNP" and doc[start - 2].text[0].isupper():
-        start -= 2
-    if start < ent.start:
-        return _whole_name(doc[start:end])
-    # "the Very Rev. Tymofiy | Minenko": a one-word person NER cut from the given name before it (not from a
-    # title: "Rev.", "President"), which would else read as a surname, the passage's own
-    while ent.label_ == "PERSON" and end - start == 1 and start and (t := doc[start - 1]).tag_ == "NNP" \
-            and t.dep_ == "compound" and t.head.i == ent.start and t.is_title and not t.ent_type_ \
-            and not t.text.endswith(".") and t.lower_ not in listed_classes() and t.lower_ not in _HONORIFICS:
-        start -= 1
-    if start < ent.start:
-        return doc[start:end]
-    if (longer := _quoted_or_numbered(ent) or _joined(ent)) is not None:
-        return _whole_name(longer)
-    before = doc[ent.start - 1] if ent.start else None
-    if ent.label_ in ("GPE", "LOC") and before is not None and before.ent_type_ == "NORP" and before.tag_ == "NNP" \
-            and before.dep_ == "compound" and ent.start <= before.head.i < end:
-        return _whole_name(doc[ent.start - 1:end])  # "British East Africa", a colony, is not East Africa
-    if end < len(doc) and ent[-1].lower_ in _NOUN_PREPOSITIONS and doc[end].head.i == end - 1:
-        return doc[ent.start:doc[end].right_edge.i + 1]
-    # "the 1957 Nobel Prize in Literature | at the age of 44", "Nobel Prize in Physics | with Marie and
-    # Pierre Curie", "Nobel Prize in Literature | for creating": said of the winning, not the prize's name
-    # ("Academy Award for Best Actor" is one)
-    if any(t.text in PRIZE_WORDS for t in ent):
-        end = next((t.i for t in ent if t.i > ent.start and (t.lower_ in ("at", "with", "alongside") or t.lower_
-                    in ("for", "in") and t.i + 1 < ent.end and doc[t.i + 1].is_lower)), end)
-    if doc[end - 1].text == "Best":  # "Academy Awards for Best | Supporting Actor": NER stopped inside the category
-        while end < len(doc) and doc[end].is_title:
-            end += 1
-    while end > ent.start + 1 and doc[end - 1].lower_ in _PREPOSITIONS:
-        end -= 1  # "Maharashtra by" (of "in Maharashtra by area"): the name stops before it
-    return doc[ent.start:end]
-
-
-def _kind(span, kind: str) -> str:
-    """The mention's type where NER's is wrong: "Chandragupta I" is a person, and "the Angolan exclave of Cabinda"
-    holds an adjective, no place."""
-    if re.fullmatch(r"[IVX]+", span[-1].text) and kind in ("NORP", "ORG", "PLACE"):
-        return "PERSON"
-    doc = span.doc
-    if span.text in vocabulary()["demonyms"] and span.end < len(doc) and doc[span.end].tag_ in ("NN", "NNS") \
-            and doc[span.end].is_lower:
-        return "NORP"
-    return kind
-
-
-def _joined(ent):
-    """The whole name when NER left out a word joined to it: a hyphenated first word ("the Seventh-day | Adventist
-    Church", its first word taken for a date) or an elided French particle after it ("the Ballon | d'Or"), else
-    None."""
-    doc, start, end = ent.doc, ent.start, ent.end
-    if ent.label_ == "ORG" and start >= 3 and doc[start - 2].tag_ == "HYPH" and doc[start - 3].is_title \
-            and not doc[start - 3].whitespace_ and not doc[start - 2].whitespace_ \
-            and start <= doc[start - 1].head.i < end:
-        return doc[start - 3:end]
-    if end < len(doc) and re.fullmatch(r"[dDlL]['’][A-Z]\w*", doc[end].text):
-        return doc[start:end + 1]
-    if end - start == 1 and doc[start].lower_ in listed_classes() and end + 1 < len(doc) and doc[end].lower_ == "of" \
-            and doc[end + 1].ent_type_ in ("GPE", "LOC"):  # "the Republic and Canton | of Geneva" is no Canton
-        return doc[start:_ent_end(doc, end + 1)]
-    return None
-
-
-def _ent_end(doc, i: int) -> int:
-    """The end of the entity token i begins."""
-    while i + 1 < len(doc) and doc[i + 1].ent_iob_ == "I":
-        i += 1
-    return i + 1
-
-
-def _quoted_or_numbered(ent):
-    """The whole name when NER began inside quotes ('"So | Far From Real"') or left out a regnal number
-    ("Chandragupta | I"), else None."""
-    doc, start, end = ent.doc, ent.start, ent.end
-    if end < len(doc) and doc[end].tag_ == "''" and start and doc[start - 1].tag_ != "``":
-        opening = next((t.i for t in doc[max(start - 4, 0):start] if t.tag_ == "``"), None)
-        if opening is not None and not any(t.is_punct for t in doc[opening + 1:start]):
-            return doc[opening + 1:end]
-    if end < len(doc) and re.fullmatch(r"[IVX]+", doc[end].text) and doc[end].tag_ == "NNP" and ent[-1].is_title:
-        return doc[start:end + 1]
-    return None
-
-
-def _shares_head(span) -> bool:
-    """Does the span begin with a modifier conjoined to one before it, the two sharing a plural head
-    ("American and | British Societies of Cinematographers")?"""
-    first, heads = span[0], [t for t in span if t.head.i < span.start or t.head.i >= span.end]
-    return first.dep_ == "conj" and first.head.i < span.start and first.head.tag_ in ("JJ", "NNP") \
-        and first.i != span.root.i and any(h.tag_ in ("NNS", "NNPS") for h in heads)  # ("Europe and | Balkans")
 
 
 def _opening_names(sentence) -> list[str]:

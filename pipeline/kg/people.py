@@ -12,7 +12,8 @@ import re
 from dataclasses import replace
 
 from pipeline.kg.lexicon import listed_classes, vocabulary
-from pipeline.kg.mentions import _DASH, _NAME_JOINERS, _REALMS, _YEAR, SELF, Mention, Mentions, _dated, year_value
+from pipeline.kg.mentions import _DASH, _REALMS, _YEAR, SELF, Mention, Mentions, _dated, year_value
+from pipeline.kg.names import _NAME_JOINERS
 from pipeline.kg.nlp import lemma
 
 # a name as written: up to five capitalised words, "of"/"al"/"ibn" and the like between ("Abu Ali Sina")

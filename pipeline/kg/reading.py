@@ -33,15 +33,8 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from pipeline.kg.lexicon import listed_classes, vocabulary
-from pipeline.kg.mentions import (
-    _NOUN_PREPOSITIONS,
-    _PREPOSITIONS,
-    SELF,
-    Mention,
-    Titled,
-    co_listed,
-    year_value,
-)
+from pipeline.kg.mentions import SELF, Mention, Titled, co_listed, year_value
+from pipeline.kg.names import _NOUN_PREPOSITIONS, _PREPOSITIONS
 from pipeline.kg.nlp import lemma
 from pipeline.kg.people import ClassReading, _class_head, _class_name
 

@@ -585,10 +585,10 @@ def test_a_prize_category_of_several_words_is_whole():
     # NER may stop at "Best" before a category of several words; the name runs to its last capitalised word
     from spacy.tokens import Span
 
-    from pipeline.kg.mentions import _whole_name
+    from pipeline.kg.names import whole_name
     doc = load()("She won the Academy Award for Best Supporting Actress in 1950.")
     best = next(t.i for t in doc if t.text == "Best")
-    assert _whole_name(Span(doc, 3, best + 1, label="ORG")).text == "Academy Award for Best Supporting Actress"
+    assert whole_name(Span(doc, 3, best + 1, label="ORG")).text == "Academy Award for Best Supporting Actress"
 
 
 def test_a_place_participle_after_of_a_name_places_the_noun_before_it():
