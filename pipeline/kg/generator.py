@@ -10,7 +10,7 @@ import random
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -31,7 +31,7 @@ from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
 from pipeline.kg.lexicon import broader
 from pipeline.kg.query import branch_passages, partial_passages, plan_for, traversal, witness_triples
 from pipeline.kg.sample import Grounding, Reject, Sampler
-from pipeline.kg.verbalize import MEMBERS, Verbalizer, templates
+from pipeline.kg.verbalize import MEMBERS, PERSON_RELATIONS, Verbalizer, templates
 from pipeline.progress import Progress
 from pipeline.querytypes import check_triples, get_type, matches, query_graph, renames_pattern
 from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage, Triple, WitnessFact
@@ -401,7 +401,7 @@ def senseless(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer) 
         return reason
     if plan.type == "1p" and verbalizer.absorbed(plan.target) is not None:
         return "nothing_asked"
-    return "answer_alias" if surnamed_twice([kg.label(a) for a in grounding.answers]) else None
+    return "answer_alias" if surnamed_twice(kg, grounding.answers) else None
 
 
 def _noun_reason(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer, bridges: list[str]) -> str | None:
@@ -443,11 +443,13 @@ def _circular(grounding: Grounding, bridges: list[str], removed: set[str]) -> bo
         below(n) & grounding.sets[n] or grounding.answers & grounding.sets[n] for n in bridges)
 
 
-def surnamed_twice(answers: Sequence[str]) -> bool:
-    """Is a one-word answer the last word of another answer: a person read once by a full name and once, in a
-    passage that does not give it, by the surname alone?"""
-    surnames = {a.split()[-1] for a in answers if " " in a}
-    return any(" " not in a and a in surnames for a in answers)
+def surnamed_twice(kg: KnowledgeGraph, answers: Iterable[str]) -> bool:
+    """Is a one-word answer the last word of another answer that is a person: someone read once by a full name
+    and once, in a passage that does not give it, by the surname alone? (Not "Sudan" beside "South Sudan".)"""
+    named = [a for a in answers if not a.startswith("value:")]
+    surnames = {kg.label(a).split()[-1] for a in named
+                if " " in kg.label(a) and any(kg.neighbours(a, r) for r in PERSON_RELATIONS)}
+    return any(" " not in kg.label(a) and kg.label(a) in surnames for a in named)
 
 
 def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mapping[str, str] | None = None,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from pipeline.kg.lexicon import listed_classes, vocabulary
-from pipeline.kg.names import _HONORIFICS, entity_kind, normalise, shares_head, whole_name
+from pipeline.kg.names import _HONORIFICS, class_of, entity_kind, normalise, shares_head, whole_name
 from pipeline.kg.nlp import lemma
 from pipeline.passages import article_start, recover_title
 
@@ -170,7 +170,7 @@ class Mentions:
             if kind:
                 span = whole_name(ent)
                 name = normalise(span.text)
-                if shares_head(span):
+                if shares_head(span) or class_of(span):
                     continue  # "the American and British Societies of Cinematographers": two names, neither whole
                 kind = entity_kind(span, kind)
                 # "first university statistics department", "Zaporozhian Cossacks as Hetman": no name
@@ -210,14 +210,18 @@ class Mentions:
         for m in set(self.mentions.values()):
             if m.type == "PERSON" and " " in m.name and " of " not in m.name:  # "Song of Roland" ends in no surname
                 full.setdefault(m.name.split()[-1], set()).add(m.name)
+        # a firm named after its founder is no surname ("Ford acquired Volvo Cars" in Ford Motor Company's passage)
+        firms = {w for m in self.mentions.values() if m.type == "ORG" and " " in m.name for w in m.name.split()} \
+            | set(bare_title(self.articles[0].title).split())
         for i, m in list(self.mentions.items()):
             # "written by Tarkovsky and Aleksandr Misharin": NER may take the surname beside a person for an ORG
             person = m.type == "PERSON" or m.type in ("ORG", "PLACE", "WORK") and (any(
                 (c := self.mentions.get(t.i)) is not None and c.type == "PERSON" for t in self.doc[i].conjuncts)
-                # "Morihei Ueshiba began ... Ueshiba sought to develop": a surname NER took for an ORG, acting
-                or m.type == "ORG" and m.end - m.start == 1 and self.doc[i].dep_ in ("nsubj", "poss")
-                # "co-authored the act alongside Reims": a surname NER took for a place
-                or m.end - m.start == 1 and self.doc[i].dep_ == "pobj" and self.doc[i].head.lower_ == "alongside")
+                # "Morihei Ueshiba began ... Ueshiba sought to develop": a surname NER took for an ORG, acting; and
+                # "co-authored the act alongside Reims": one NER took for a place
+                or m.end - m.start == 1 and m.name not in firms and (
+                    m.type == "ORG" and self.doc[i].dep_ in ("nsubj", "poss")
+                    or self.doc[i].dep_ == "pobj" and self.doc[i].head.lower_ == "alongside"))
             if person and " " not in m.name and len(full.get(m.name, ())) == 1:
                 self.mentions[i] = Mention(next(iter(full[m.name])), "PERSON", m.text, m.start, m.end)
             elif person and m.type != "PERSON" and " " in m.name \

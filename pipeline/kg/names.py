@@ -2,7 +2,7 @@
 
 NER stops short of many names: before a year after "of" ("the Hungarian Revolution of | 1956"), after a
 particle ("Mu'awiya ibn | Abi Sufyan"), inside quotes or a regnal number, at a hyphen or an elided particle
-("the Seventh-day | Adventist Church", "the Ballon | d'Or"), at a class word before "of" ("Canton | of
+("the Seventh-day | Adventist Church", "the Ballon | d'Or"), or takes a class word for a name ("Canton | of
 Geneva"); and it runs on into words said of a prize's winning ("the Nobel Prize in Physics | with ...").
 `mentions.py` builds its mentions on these spans.
 """
@@ -106,17 +106,7 @@ def _joined(ent):
         return doc[start - 3:end]
     if end < len(doc) and re.fullmatch(r"[dDlL]['’][A-Z]\w*", doc[end].text):
         return doc[start:end + 1]
-    if end - start == 1 and doc[start].lower_ in listed_classes() and end + 1 < len(doc) and doc[end].lower_ == "of" \
-            and doc[end + 1].ent_type_ in ("GPE", "LOC"):  # "the Republic and Canton | of Geneva" is no Canton
-        return doc[start:_ent_end(doc, end + 1)]
     return None
-
-
-def _ent_end(doc, i: int) -> int:
-    """The end of the entity token i begins."""
-    while i + 1 < len(doc) and doc[i + 1].ent_iob_ == "I":
-        i += 1
-    return i + 1
 
 
 def _quoted_or_numbered(ent):
@@ -130,6 +120,14 @@ def _quoted_or_numbered(ent):
     if end < len(doc) and re.fullmatch(r"[IVX]+", doc[end].text) and doc[end].tag_ == "NNP" and ent[-1].is_title:
         return doc[start:end + 1]
     return None
+
+
+def class_of(span) -> bool:
+    """Is the span a class word NER cut from the place after its "of" ("the Republic and Canton | of Geneva")? It
+    names no place of its own (Canton is Guangzhou's old name)."""
+    doc = span.doc
+    return len(span) == 1 and span[0].lower_ in listed_classes() and span.end + 1 < len(doc) \
+        and doc[span.end].lower_ == "of" and doc[span.end + 1].ent_type_ in ("GPE", "LOC")
 
 
 def shares_head(span) -> bool:

@@ -38,7 +38,7 @@ from pipeline.kg.names import _NOUN_PREPOSITIONS, _PREPOSITIONS
 from pipeline.kg.nlp import lemma
 from pipeline.kg.people import ClassReading, _class_head, _class_name
 
-VERSION = "reading-40"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-41"  # bump when the statements a passage yields change (the cache key)
 
 
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
@@ -62,7 +62,7 @@ _FINITE = {"VBD", "VBZ", "VBP", "MD"}  # a finite verb: the quoted words are a c
 _CAST = {"star", "co-star", "feature"}  # verbs whose "with" lists more of their objects
 
 
-_WORKING_AS = {"work", "serve", "appear"}  # "worked as a teacher": an occupation
+_WORKING_AS = {"work", "serve"}  # "worked as a teacher": an occupation ("appeared as a nurse" plays one)
 _CUTTING = {"IN", "DT", "CC", "TO"}  # tags of the words a chunk cut after a name may end in ("the Nobel Prize in")
 _DIRECTIONS = {f"{a}{b}" for a in ("", "north", "south") for b in ("", "east", "west")} - {""}
 
@@ -107,8 +107,8 @@ class _Reader(ClassReading):
             return
         if self.doc[-1].is_alpha and all(t.tag_ in _CUTTING for t in self.doc[max(subject.end, obj.end):]):
             return  # a name that ends a chunk cut mid-sentence may be cut too: "received a 2007 Primetime Emmy"
-        if any(t.lower_ == "respectively" for t in sentence) and any(
-                self.doc[m.start:m.end].root.conjuncts for m in (subject, obj)):
+        if pattern != "mention" and all(self.doc[m.start:m.end].root.conjuncts for m in (subject, obj)) \
+                and any(t.lower_ == "respectively" for t in sentence):
             return  # "Edinburgh, Cardiff and Belfast are the capitals of Scotland, Wales and Northern Ireland,
             # respectively": each of one list goes with one of the other, which the parse does not say
         # a pronoun's statement (its subject, or its object once a passive is read actively) is evidenced
@@ -205,8 +205,7 @@ class _Reader(ClassReading):
                 self.state(agent, verb_lemma, patient, sentence)
 
     def _working_as(self, verb, subjects: list[Mention], sentence) -> None:
-        """"She has worked as a television anchor and correspondent": listed occupations are hers ("appeared as
-        Hamlet" names a role, no occupation)."""
+        """"She has worked as a television anchor and correspondent": the listed occupations are hers."""
         occupations = vocabulary()["occupations"]
         for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ == "as"):
             for noun in (c for c in prep.children if c.dep_ == "pobj" and c.tag_ in ("NN", "NNS")):
@@ -435,8 +434,9 @@ def _second_attr(noun) -> bool:
     """Is the noun a copula's second complement right after a quoted title? It is the parser's place for an
     apposition to the title: in 'O'Brien is the anchor for "Matter of Fact," a weekly show owned by Hearst' the
     show is owned, not O'Brien."""
-    before = noun.doc[noun.left_edge.i - 1] if noun.left_edge.i else None
-    return before is not None and before.tag_ == "''" and any(
+    at = noun.left_edge.i - 1
+    at -= at > 0 and noun.doc[at].tag_ == ","  # ('"Matter of Fact", a weekly show')
+    return at >= 0 and noun.doc[at].tag_ == "''" and any(
         c.dep_ == "attr" and c.i < noun.i for c in noun.head.children)
 
 

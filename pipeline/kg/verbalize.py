@@ -257,8 +257,9 @@ class Verbalizer:
         if not self.plan.is_projection(node):
             return False
         step = self.plan.steps[node][0]
+        # (a whole class is plural too: "the nationalities of editors", never "the nationality")
         if self.plan.is_anchor(step.child) or not (self._many(step.child) or self._generic(step.child)):
-            return False  # (a whole class is plural: "the nationalities of editors", never "the nationality")
+            return False
         template = self._template(self._rel(step))[0]
         return bool(re.search(r"\bof \{(?:one_|any_)?x\}", str(template.get("term_nested", template["term"]))))
 

@@ -214,7 +214,8 @@ def test_the_open_world_round_is_fully_judged_keeps_no_comlq_text_and_is_in_the_
     # the earlier rounds' sheets, each a row of the docs' table of rounds
     for name, seed in (("item_judgements_open_world_r2.jsonl", 202), ("item_judgements_open_world_r3.jsonl", 303),
                        ("item_judgements_open_world_r4.jsonl", 404), ("item_judgements_open_world_r5.jsonl", 505),
-                       ("item_judgements_open_world_r6.jsonl", 606), ("item_judgements_open_world_r7.jsonl", 707)):
+                       ("item_judgements_open_world_r6.jsonl", 606), ("item_judgements_open_world_r7.jsonl", 707),
+                       ("item_judgements_open_world_r8.jsonl", 808)):
         counts = item_table([json.loads(line) for line in (FIXTURES / name).open()])
         row = next(line for line in docs.splitlines() if line.startswith(f"| {seed // 101} (seed {seed}) |"))
         points = ("fluent", "correct_answers", "complete_answers", "evidence_states_facts", "negation_by_contrast",
@@ -458,8 +459,11 @@ def test_forming_founds_a_group_and_no_place(tmp_path):
                      "Continent", "Uncategorized"),
         "c": Passage("c", "Roy Jenkins", "Roy Jenkins was a British politician. In 1981 he formed the Social "
                      "Democratic Party with David Owen."),
+        "d": Passage("d", "Lake Nasser", "Lake Nasser is a reservoir in Egypt. Lake Nasser was formed in 1970 behind "
+                     "the Aswan High Dam."),
     }
     facts = facts_of(passages, tmp_path)
+    assert not {f for f in facts if f[0] == "Lake Nasser" and f[1] == "founded_in_century"}, facts
     assert not {f for f in facts if f[1] == "founded" and f[2] == "North America"}, facts
     assert ("Roy Jenkins", "founded", "Social Democratic Party") in facts, facts
 

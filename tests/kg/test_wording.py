@@ -489,13 +489,20 @@ def test_the_sixth_rounds_wordings_read_as_a_person_would_ask():
 def test_a_surname_beside_its_full_name_is_no_second_answer():
     # "Who founded Fruitlands?" -> Alcott, Bronson Alcott: one passage names him by his surname only
     facts = [Fact("f", "founded_by", "a", ("p-1",)), Fact("f", "founded_by", "ba", ("p-2",)),
-             Fact("g", "founded_by", "ba", ("p-3",)), Fact("g", "founded_by", "lm", ("p-3",))]
-    labels = {"f": "Fruitlands", "a": "Alcott", "ba": "Bronson Alcott", "g": "Temple School", "lm": "Louisa Alcott"}
+             Fact("ba", "occupation", "value:class:teacher", ("p-2",)),
+             Fact("g", "founded_by", "ba", ("p-3",)), Fact("g", "founded_by", "lm", ("p-3",)),
+             Fact("su", "borders", "eg", ("p-4",)), Fact("su", "borders", "ug", ("p-4",)),
+             Fact("ss", "borders", "eg", ("p-5",)), Fact("ss", "borders", "ug", ("p-5",))]
+    labels = {"f": "Fruitlands", "a": "Alcott", "ba": "Bronson Alcott", "g": "Temple School", "lm": "Louisa Alcott",
+              "value:class:teacher": "teacher", "su": "Sudan", "ss": "South Sudan", "eg": "Egypt", "ug": "Uganda"}
     kg = build_graph(facts, labels, builtin_inverses())
     grounding = ground(kg, "1p", {"?x": "f"}, ["founded_by"])
     assert senseless(kg, grounding, Verbalizer(kg, grounding, random.Random(0))) == "answer_alias"
     grounding = ground(kg, "1p", {"?x": "g"}, ["founded_by"])  # two Alcotts, each by a full name
     assert senseless(kg, grounding, Verbalizer(kg, grounding, random.Random(0))) is None
+    grounding = ground(kg, "2i", {"?y": "eg", "?z": "ug"}, ["borders", "borders"])  # Sudan is no surname
+    assert grounding.answers == {"su", "ss"}
+    assert senseless(kg, grounding, Verbalizer(kg, grounding, random.Random(0))) != "answer_alias"
 
 
 def test_what_a_whole_class_holds_is_asked_in_the_plural():
