@@ -95,6 +95,12 @@ class _Reader(ClassReading):
         self.sentences: list[str] = []
         self.sentence_index: dict[tuple[int, int], int] = {}  # evidence span (tokens) -> index in self.sentences
         self.statements: list[list] = []
+        # a chunk cut mid-sentence: a name that ends at self.cut or later ("in", "the" ... after it) may be cut
+        self.cut = len(doc) + 1
+        if len(doc) and doc[-1].is_alpha:
+            self.cut = len(doc)
+            while self.cut and doc[self.cut - 1].tag_ in _CUTTING:
+                self.cut -= 1
         # the tokens of someone's words in quotation marks: a clause ending in a stop or comma (not a quoted
         # title such as "Help!" or "Yesterday,")
         self.speech = {t.i for start, end in _quoted(doc.text) if doc.text[end - 1:end] in ".,!?"
@@ -105,7 +111,7 @@ class _Reader(ClassReading):
     def state(self, subject: Mention, pattern: str, obj: Mention, sentence) -> None:
         if subject.name == obj.name or not subject.name or not obj.name or subject.start in self.speech:
             return
-        if self.doc[-1].is_alpha and all(t.tag_ in _CUTTING for t in self.doc[max(subject.end, obj.end):]):
+        if max(subject.end, obj.end) >= self.cut:
             return  # a name that ends a chunk cut mid-sentence may be cut too: "received a 2007 Primetime Emmy"
         if pattern != "mention" and all(self.doc[m.start:m.end].root.conjuncts for m in (subject, obj)) \
                 and any(t.lower_ == "respectively" for t in sentence):
@@ -183,7 +189,7 @@ class _Reader(ClassReading):
         elif not passive and subjects:
             # "co-authored the act alongside Reims": the parser hangs the partner on the object
             partners += [m for o in objects for t in self.doc[o.start:o.end] for c in co_listed(t)
-                         for m in self.arguments(c) if m.type == "PERSON" != o.type]
+                         for m in self.arguments(c) if m.type == "PERSON" and o.type != "PERSON"]
             subjects += [m for m in partners if m not in subjects]
         # "was awarded the 1983 Nobel Prize": the subject received it; another passive's object is no patient
         pattern = "receive" if passive and verb_lemma in _GIVING else None if passive else verb_lemma
@@ -195,7 +201,7 @@ class _Reader(ClassReading):
         self._prepositional(verb, verb_lemma, subjects, objects, sentence)
         if verb_lemma == "name" and passive:
             self._in_honour(verb, sentence)
-        self._working_as(verb, subjects if verb_lemma in _WORKING_AS and not passive else [], sentence)
+        self._working_as(verb, verb_lemma, [] if passive else subjects, sentence)
         agents = self._agents(verb) if passive else []
         agents += [m for m in partners if agents and m not in agents]
         if verb_lemma in _LIST_VERBS and (agents or objects):  # "bordered by A and B to the north, C to the west"
@@ -204,8 +210,10 @@ class _Reader(ClassReading):
             for patient in subjects:
                 self.state(agent, verb_lemma, patient, sentence)
 
-    def _working_as(self, verb, subjects: list[Mention], sentence) -> None:
+    def _working_as(self, verb, verb_lemma: str, subjects: list[Mention], sentence) -> None:
         """"She has worked as a television anchor and correspondent": the listed occupations are hers."""
+        if verb_lemma not in _WORKING_AS or not subjects:
+            return
         occupations = vocabulary()["occupations"]
         for prep in (c for c in verb.children if c.dep_ == "prep" and c.lower_ == "as"):
             for noun in (c for c in prep.children if c.dep_ == "pobj" and c.tag_ in ("NN", "NNS")):
