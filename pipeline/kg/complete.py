@@ -178,6 +178,9 @@ class CorpusCheck(CorpusIndex):
                         found |= nodes
                 found |= {_UNNAMED + " ".join(name) for k, name in self._unknown_names(index)
                           if self._ordered(index, relation, at, [k])}
+            if relation == "occupation":  # "a writer ... and satirist": a class of people no one else was read to be
+                found |= {_UNNAMED + " ".join(name) for k, name in self.unnamed_classes(index)
+                          if self._ordered(index, relation, at, [k])}
             if first and len(found) > searched and found - members - {anchor}:  # asked again only when it grew
                 break
             searched = len(found)

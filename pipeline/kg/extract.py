@@ -46,7 +46,7 @@ from functools import cache
 from pipeline.kg.cache import ReadingCache, read_passages
 from pipeline.kg.facts import Evidence, Extraction, Fact
 from pipeline.kg.index import tokens
-from pipeline.kg.lexicon import CLASS_LISTS, PERSON_NOUN, classes, spelled, vocabulary
+from pipeline.kg.lexicon import CLASS_LISTS, classes, reads_like_person, spelled, vocabulary
 from pipeline.kg.mentions import SELF, bare_title
 from pipeline.kg.reading import Statement
 from pipeline.records import Passage
@@ -385,7 +385,7 @@ class _Corpus:
         else's class is an occupation ("Ancestral Puebloans ... were an ancient culture")."""
         if relation == "occupation":
             return self.class_types.get(cls) == "PERSON" or (
-                cls not in self.class_types and bool(PERSON_NOUN.search(cls)))
+                cls not in self.class_types and reads_like_person(cls))
         return self.class_types.get(cls) != "PERSON"
 
     def _relations(self, pid: str, s: str, st: Statement,

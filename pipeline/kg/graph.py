@@ -47,7 +47,10 @@ class KnowledgeGraph:
         return self.labels[node]
 
     def named(self, node: str) -> str:
-        """The node's name as a question writes it: with "the" where the passages do."""
+        """The node's name as a question writes it: with "the" where the passages do; a decade that "the 1700s"
+        would read as a century by its years ("the years 1700–1709")."""
+        if node.startswith("value:decade:") and (match := re.fullmatch(r"(\d*00)s", self.labels[node])):
+            return f"years {match.group(1)}–{int(match.group(1)) + 9}"
         return f"the {self.labels[node]}" if node in self.definite else self.labels[node]
 
     def topic(self, node: str) -> str | None:

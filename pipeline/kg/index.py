@@ -22,7 +22,15 @@ from dataclasses import dataclass
 from functools import cache
 
 from pipeline.kg.graph import KnowledgeGraph
-from pipeline.kg.lexicon import PERSON_NOUN, class_lexicon, classes, listed_classes, narrower, vocabulary
+from pipeline.kg.lexicon import (
+    class_lexicon,
+    classes,
+    listed_classes,
+    narrower,
+    person_classes,
+    reads_like_person,
+    vocabulary,
+)
 from pipeline.kg.mentions import bare_title, title_and_body
 from pipeline.records import Passage
 
@@ -160,6 +168,7 @@ class CorpusIndex:
         self._sentences_of: dict[str, frozenset[int]] = {}  # see _read_for
         self._class_phrases: frozenset[str] = frozenset()  # see _class_words
         self._person_nodes: frozenset[str] = frozenset()  # see _people
+        self._person_phrases: frozenset[tuple[str, ...]] = frozenset()  # see unnamed_classes
         # caches that depend on use_classes
         self._names_of: dict[str, frozenset[tuple[str, ...]]] = {}  # node -> _all_names
         self._named: dict[str, dict[int, list[int]]] = {}  # node -> sentence -> where it names the node
@@ -396,7 +405,7 @@ class CorpusIndex:
             while lower < len(words) and lower - j < 3 and not shape.capital[lower] and words[lower].isalpha():
                 lower += 1
             phrase = " ".join(words[j:lower])
-            if lower == j or phrase not in self._class_words() and not PERSON_NOUN.search(phrase):
+            if lower == j or phrase not in self._class_words() and not reads_like_person(phrase):
                 continue
             while lower < len(words) and (end := run(lower)) - lower >= 2:  # "A B and C D"
                 found.append(words[lower:end])
@@ -423,6 +432,15 @@ class CorpusIndex:
             phrases = set(listed_classes()) | set(class_lexicon())
             self._class_phrases = frozenset(" ".join(tokens(p)) for p in phrases)
         return self._class_phrases
+
+    def unnamed_classes(self, index: int) -> list[tuple[int, tuple[str, ...]]]:
+        """(position, words) of each class of people (`person_classes`) the sentence writes that names no node:
+        "satirist" when no one was read to be one."""
+        if not self._person_phrases:
+            self._person_phrases = frozenset(tuple(tokens(p)) for p in person_classes())
+        words, phrases = self.sentences[index][1], self._person_phrases
+        return [(k, words[k:k + n]) for k in range(len(words)) for n in (1, 2, 3)
+                if words[k:k + n] in phrases and words[k:k + n] not in self.all_names]
 
     def _unknown_names(self, index: int) -> list[tuple[int, tuple[str, ...]]]:
         """(position, words) of each run of capitalised words in the sentence, but its opening one, that is

@@ -31,6 +31,31 @@ PERSON_NOUN = re.compile(r"(?:ist|er|or|ian|man|woman|ess|ant|ent|ee|arch|ain)$"
 
 
 @cache
+def _not_people() -> frozenset[str]:
+    """`not_people.json` (built from WordNet with the lexicon): nouns that end like a person's and that WordNet
+    knows in no sense as a person ("color", "harbor", "polymer")."""
+    text = package_data("pipeline", "kg/not_people.json").read_text(encoding="utf-8")
+    return frozenset(json.loads(text)["words"])
+
+
+def reads_like_person(phrase: str) -> bool:
+    """Does an unlisted class phrase read like an occupation ("occultist", "santoor player")? Not when its
+    head noun names no person in any sense ("Brown is a color")."""
+    return PERSON_NOUN.search(phrase) is not None and spelled(phrase.rpartition(" ")[2]) not in _not_people()
+
+
+@cache
+def person_classes() -> frozenset[str]:
+    """Every phrase the tables know as a class of people, as texts write it: vocabulary.yaml's occupations, the
+    gendered forms of classes.yaml and class_lexicon.json's classes of people with their synonyms."""
+    found = set(vocabulary()["occupations"]) | set(classes()["forms"])
+    for noun, entry in class_lexicon().items():
+        if "person" in entry["kinds"]:
+            found |= {noun, *entry.get("synonyms", ())}
+    return frozenset(found)
+
+
+@cache
 def vocabulary() -> dict:
     """`vocabulary.yaml`: the word lists and relations of the extractor (read by `extract.py` too)."""
     return yaml.safe_load(package_data("pipeline", "kg/vocabulary.yaml").read_text(encoding="utf-8"))

@@ -3,7 +3,8 @@
 NER stops short of many names: before a year after "of" ("the Hungarian Revolution of | 1956"), after a
 particle ("Mu'awiya ibn | Abi Sufyan"), inside quotes or a regnal number, at a hyphen or an elided particle
 ("the Seventh-day | Adventist Church", "the Ballon | d'Or"), or takes a class word for a name ("Canton | of
-Geneva"); and it runs on into words said of a prize's winning ("the Nobel Prize in Physics | with ...").
+Geneva": none; "the Valley | of Mexico": the whole); and it runs on into words said of a prize's winning
+("the Nobel Prize in Physics | with ...").
 `mentions.py` builds its mentions on these spans.
 """
 
@@ -61,7 +62,7 @@ def whole_name(ent):
         start -= 1
     if start < ent.start:
         return doc[start:end]
-    if (longer := _quoted_or_numbered(ent) or _joined(ent)) is not None:
+    if (longer := _quoted_or_numbered(ent) or _joined(ent) or _class_of_name(ent)) is not None:
         return whole_name(longer)
     before = doc[ent.start - 1] if ent.start else None
     if ent.label_ in ("GPE", "LOC") and before is not None and before.ent_type_ == "NORP" and before.tag_ == "NNP" \
@@ -120,6 +121,19 @@ def _quoted_or_numbered(ent):
     if end < len(doc) and re.fullmatch(r"[IVX]+", doc[end].text) and doc[end].tag_ == "NNP" and ent[-1].is_title:
         return doc[start:end + 1]
     return None
+
+
+def _class_of_name(ent):
+    """The whole name when NER took its class word for it and left the rest out of any entity ("the Valley | of
+    Mexico"), else None."""
+    doc, end = ent.doc, ent.end
+    if len(ent) != 1 or not ent[0].is_title or ent[0].lower_ not in listed_classes() or end + 1 >= len(doc) \
+            or doc[end].lower_ != "of" or doc[end + 1].tag_ != "NNP" or doc[end + 1].ent_type_:
+        return None
+    stop = end + 1
+    while stop < len(doc) and doc[stop].tag_ == "NNP" and not doc[stop].ent_type_:
+        stop += 1
+    return doc[ent.start:stop]
 
 
 def class_of(span) -> bool:

@@ -23,6 +23,11 @@ _NAME = r"[A-Z][\w'’.-]*(?: (?:[A-Z][\w'’.-]*|of|the|de|al|ibn|bin|van|von|d
 _COLLECTIVE = {"series", "chain", "pair", "cluster", "string", "sequence"}  # "a series of X" names no class
 
 
+# nouns of a stance towards something: "an advocate of freedom of speech" is no occupation
+_STANCES = {"advocate", "proponent", "supporter", "opponent", "critic", "champion", "defender", "exponent",
+            "admirer", "follower", "adherent", "believer", "enthusiast", "fan", "lover"}
+
+
 _RULERS = {"emperor", "empress", "king", "queen", "sultan", "pharaoh", "caliph", "shah", "khan", "tsar"}
 
 
@@ -157,10 +162,17 @@ class ClassReading(Mentions):
                     c.dep_ == "det" and c.lower_ == "the" or c.dep_ == "prep" and c.lower_ == "of"
                     for c in noun.children):
                 continue  # "a prophet, high priest, and the brother of Moses": a relation
-            if pattern == "also a" and any(c.dep_ == "prep" and c.lower_ == "of" and any(
-                    self.mention(o) for o in c.children if o.dep_ == "pobj") for c in noun.children):
-                continue  # "A vocal critic of Benito Mussolini and fascism, he": a stance, not an occupation
-            self.state(subject, pattern, Mention(_class_name(noun), "CLASS", noun.text, noun.i, noun.i + 1), sentence)
+            # "A vocal critic of Benito Mussolini", "an advocate of freedom of speech": a stance ("premier of
+            # Ontario" is an office)
+            if any(c.dep_ == "prep" and c.lower_ == "of" and (lemma(noun) in _STANCES or pattern == "also a" and any(
+                    self.mention(o) for o in c.children if o.dep_ == "pobj") and lemma(noun) not in _OFFICES)
+                   for c in noun.children):
+                continue
+            if _hyphened(noun):
+                continue  # "a sub-prefecture" the tokenizer cut: neither "sub" nor "prefecture" is the class
+            if (name := _class_name(noun)) in _BARE:
+                continue
+            self.state(subject, pattern, Mention(name, "CLASS", noun.text, noun.i, noun.i + 1), sentence)
             # "an American blues guitarist": the demonym may modify the compound before the noun
             compounds = [c for c in noun.children if c.dep_ == "compound" and not self.mention(c)]
             mods = (*noun.children, *(g for c in compounds for g in c.children))
@@ -281,10 +293,17 @@ def _list_items(head) -> list:
     Turkish novelist, screenwriter, academic, and ..." (the second an apposition, the rest its conjuncts),
     "an American financier and investment banker" (financier a modifier of banker)."""
     items = []
+    # "a French chemist, pharmacist, and microbiologist renowned for ...": the last class hung on the adjective
+    # after it
+    for c in head.conjuncts:
+        items += [g for g in c.children if c.tag_ in ("JJ", "VBN") and c.lower_ not in listed_classes()
+                  and g.dep_ == "amod" and g.i == c.i - 1 and g.lower_ in listed_classes() and g.i > 0
+                  and g.doc[g.i - 1].lower_ == "and"]
     for c in head.children:
         if c.is_lower and c.dep_ == "appos" and c.tag_ in ("NN", "NNS", "FW"):
             items += [c, *c.conjuncts]
-        elif c.is_lower and c.dep_ in ("nmod", "compound") and _class_name(c) in vocabulary()["occupations"] \
+        elif c.is_lower and c.dep_ in ("nmod", "compound") \
+                and (_class_name(c) in vocabulary()["occupations"] or lemma(c) in vocabulary()["occupations"]) \
                 and any(g.dep_ == "cc" and g.lower_ == "and" for g in c.children):
             items.append(c)
     return items
@@ -308,6 +327,21 @@ def _class_name(noun) -> str:
     before = [c for c in noun.children if c.i == noun.i - 1 and (
         c.dep_ == "compound" and c.tag_ in ("NN", "NNS")
         or c.dep_ in ("amod", "compound") and f"{c.lower_} {words[0]}" in listed_classes())]
+    if not before and words[0] in _BARE and noun.i > 0:
+        # "a music composer and santoor player": the parser may hang the word before elsewhere
+        prev = noun.doc[noun.i - 1]
+        before = [prev] if prev.is_lower and prev.is_alpha and prev.tag_ in ("NN", "JJ") \
+            and prev.lower_ not in _PLAIN_ADJECTIVES else []
     if before:
         words.insert(0, before[0].lower_)
     return " ".join(words)
+
+
+def _hyphened(token) -> bool:
+    """Is the token a hyphen, or joined to one without a space?"""
+    doc = token.doc
+    return token.text == "-" or token.whitespace_ == "" and token.i + 1 < len(doc) and doc[token.i + 1].text == "-" \
+        or token.i > 0 and doc[token.i - 1].text == "-" and doc[token.i - 1].whitespace_ == ""
+
+
+_BARE = {"player"}  # a class that says nothing without the word before it: "santoor player", "chess player"

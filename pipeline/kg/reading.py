@@ -38,7 +38,7 @@ from pipeline.kg.names import _NOUN_PREPOSITIONS, _PREPOSITIONS
 from pipeline.kg.nlp import lemma
 from pipeline.kg.people import ClassReading, _class_head, _class_name
 
-VERSION = "reading-41"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-43"  # bump when the statements a passage yields change (the cache key)
 
 
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
@@ -60,6 +60,9 @@ _FINITE = {"VBD", "VBZ", "VBP", "MD"}  # a finite verb: the quoted words are a c
 
 
 _CAST = {"star", "co-star", "feature"}  # verbs whose "with" lists more of their objects
+
+
+_SECOND = {"vice", "deputy", "assistant", "acting", "associate"}  # "vice president of X": not X's president
 
 
 _WORKING_AS = {"work", "serve"}  # "worked as a teacher": an occupation ("appeared as a nurse" plays one)
@@ -257,11 +260,20 @@ class _Reader(ClassReading):
         preps += [c for p in preps for c in p.conjuncts if c.tag_ == "IN" and c not in preps]
         for child in preps:
             if child.lower_ in _PREPOSITIONS and child.lower_ != "by":
-                for obj in (m for c in child.children if c.dep_ == "pobj" for m in self._objects(c)):
+                # "born in Paris or Lyon": alternatives, neither is stated
+                for obj in (m for c in child.children if c.dep_ == "pobj" and not _alternatives(c)
+                            for m in self._objects(c)):
                     if obj.type == "DATE" and paired:
                         continue
                     for subject in objects if obj.type == "DATE" and takes_object else subjects:
                         self.state(subject, f"{verb_lemma} {child.lower_}", obj, sentence)
+        # "was born in Luoyang and grew up there": "there" is the one place the verb it is joined to names
+        if verb.dep_ == "conj" and any(c.dep_ == "advmod" and c.lower_ == "there" for c in verb.children):
+            places = [m for p in verb.head.children if p.dep_ == "prep" and p.lower_ in ("in", "at", "to")
+                      for c in p.children if c.dep_ == "pobj" for t in (c, *c.conjuncts) for m in self._objects(t)
+                      if m.type == "PLACE"]
+            for subject in subjects if len(places) == 1 else ():
+                self.state(subject, f"{verb_lemma} in", places[0], sentence)
 
     def _listed_places(self, verb) -> list[Mention]:
         """Places a bordering verb lists after its first object, each with its own direction
@@ -392,8 +404,10 @@ class _Reader(ClassReading):
         head = noun if noun.tag_ == "NNP" and noun.lower_ in listed_classes() else _class_head(noun)
         if head is None:
             return
+        # ("a former vice president of the Discovery Institute" did not lead it)
         nouns = [n for n in (head, *head.conjuncts)
-                 if n.tag_ in ("NN", "NNS") or n.tag_ == "NNP" and n.lower_ in listed_classes()]
+                 if (n.tag_ in ("NN", "NNS") or n.tag_ == "NNP" and n.lower_ in listed_classes())
+                 and not any(c.dep_ in ("compound", "amod") and c.lower_ in _SECOND for c in n.children)]
         # "one of the most prominent rulers of late medieval Eastern Europe" ranks; it says not what he ruled
         ranked = any(c.tag_ == "JJS" or c.dep_ == "amod" and any(g.lower_ == "most" for g in c.children)
                      for c in head.children)
@@ -420,6 +434,11 @@ class _Reader(ClassReading):
                         for subject in subjects:
                             self.state(_placed(subject) if place else subject, f"be {lemma(n)} {prep.lower_}", obj,
                                        sentence)
+
+
+def _alternatives(token) -> bool:
+    """Is the token listed with "or" ("Paris or Lyon")?"""
+    return any(c.dep_ == "cc" and c.lower_ == "or" for c in token.children)
 
 
 def _quoted(text: str) -> list[tuple[int, int]]:

@@ -228,13 +228,29 @@ class Verbalizer:
             # Victoria Cross", nor "the creators that created PCR or created Barbie"
             return "person", "people"
         if any(st.union for st in steps):
-            if len(own) == 1:
+            if len(own) == 1 and not self._echoed(own[0][0], relations):
                 return own[0]
+            # not "the successors that either succeeded X or succeeded Y"
+            if len(own) == 1 and self._answers_people(relations[0]):
+                return "person", "people"
             raise Reject("no_noun")
         specific = [n for n in own if n != nouns(self.relations["default"]["noun"])] or own
         if specific:
             return specific[0]
         raise Reject("no_noun")  # no class, topic or relation noun holds for the whole set
+
+    def _echoed(self, noun: str, relations: list[str]) -> bool:
+        """Does a clause of the relations repeat the noun's stem ("successors that succeeded")?"""
+        return any(word[:5] == noun[:5] for r in relations for cond in _as_list(self._template(r)[0]["cond"])
+                   for word in cond.split())
+
+    def _answers_people(self, relation: str) -> bool:
+        """Does the vocabulary declare the relation's answers people ("succeeded_by": who succeeded X)?"""
+        specs = vocabulary()["relations"]
+        if relation in specs:
+            return specs[relation]["object"] == ["PERSON"]
+        own = self.kg.inverses.get(relation)
+        return own in specs and specs[own]["subject"] == ["PERSON"]
 
     def _people(self, node: str) -> bool:
         """Is every member of the node's set a person (`_all_people`), or is it named by an occupation ("the

@@ -492,3 +492,18 @@ def test_a_demonym_before_a_noun_borders_nothing(tmp_path):
     facts = facts_of(passages, tmp_path)
     assert ("Atlantic Ocean", "borders", "Republic of the Congo") in facts, facts
     assert not {f for f in facts if f[1] == "borders" and "Angolan" in (f[0], f[2])}, facts
+
+
+def test_a_thing_is_no_occupation_and_growing_up_somewhere_is_living_there(tmp_path):
+    # the unseen corpus's "Name the occupations that either Brown had or ..." -> color: an unlisted class that
+    # ends like a person's ("-or") is none when WordNet knows the word only as a thing
+    passages = {
+        "a": Passage("a", "Brown", "Brown is a color. It is a composite color."),
+        "b": Passage("b", "Aleister Crowley", "Aleister Crowley was an English occultist and ceremonial magician. "
+                     "He grew up in Leamington Spa, England."),
+        "c": Passage("c", "Leamington Spa", "Leamington Spa is a spa town in Warwickshire, England."),
+    }
+    facts = facts_of(passages, tmp_path)
+    assert ("Aleister Crowley", "occupation", "occultist") in facts, facts
+    assert ("Aleister Crowley", "lived_in", "Leamington Spa") in facts, facts
+    assert not {f for f in facts if f[0] == "Brown" and f[1] == "occupation"}, facts

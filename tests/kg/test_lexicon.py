@@ -13,7 +13,16 @@ from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.facts import Evidence, Fact
 from pipeline.kg.generator import builtin_inverses
 from pipeline.kg.graph import build_graph
-from pipeline.kg.lexicon import broader, class_lexicon, listed_classes, narrower, spelled, synonyms, too_general
+from pipeline.kg.lexicon import (
+    broader,
+    class_lexicon,
+    listed_classes,
+    narrower,
+    reads_like_person,
+    spelled,
+    synonyms,
+    too_general,
+)
 from pipeline.records import Passage
 
 # (narrower, broader): the second class contains the first, as the corpus words them
@@ -156,6 +165,7 @@ SYNSETS = [  # offset, lexicographer file, lemmas, pointers (symbol, offset), gl
     ("00000065", 1, ["film_director", "director"], [("@", "00000010")], "directs a film"),
     ("00000080", 3, ["picture", "image"], [], "a visual representation"),
     ("00000070", 4, ["movie", "film", "picture"], [], "a motion picture"),
+    ("00000090", 3, ["poster", "bill"], [], "a printed picture"),
 ]
 
 
@@ -207,6 +217,11 @@ def test_the_build_reads_senses_kinds_and_fields(made_up_wordnet):
     assert builder.entry("picture", {"person"}).keys() == {"kinds"}  # no sense of its kind
 
 
+def test_the_build_lists_the_words_that_end_like_a_person_s_and_name_none(made_up_wordnet):
+    script = _build_script()
+    assert script.not_people(script.WordNet(made_up_wordnet)) == ["poster"]  # director and manager are people
+
+
 def test_the_build_leaves_out_synsets_over_the_general_size(made_up_wordnet, monkeypatch):
     script = _build_script()
     monkeypatch.setattr(script, "GENERAL_SIZE", 1)  # scientist holds three words below it
@@ -228,3 +243,11 @@ def test_overlapping_values_may_be_held_by_one_entity():
     assert not overlaps("French", "English") and not overlaps("British", "American")
     assert overlaps("writer", "poet") and overlaps("poet", "writer") and overlaps("director", "film director")
     assert not overlaps("painter", "poet")
+
+
+def test_a_word_that_ends_like_a_person_s_is_none_when_wordnet_knows_it_only_as_a_thing():
+    # not_people.json (built with the lexicon from WordNet's noun.person file)
+    assert reads_like_person("occultist") and reads_like_person("hotelier") and reads_like_person("santoor player")
+    assert not reads_like_person("color") and not reads_like_person("harbor") and not reads_like_person("polymer")
+    assert not reads_like_person("colour")  # in American spelling, as the file holds it
+    assert not reads_like_person("temple")  # no person's ending at all

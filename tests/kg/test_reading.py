@@ -934,3 +934,41 @@ def test_the_review_of_the_seventh_rounds_rules():
     assert not {t for t in found if t[0] == "Hearst Television" or t[2] == "show"}, found
     # a campaigner for a cause, not a candidate for office (WordNet's only sense)
     assert not broader("civil rights campaigner") & {"candidate", "political leader"}
+
+
+def test_the_ninth_rounds_findings():
+    # a stance is no occupation (the unseen corpus's "Voltaire was an advocate of freedom of speech")
+    found = {t[:3] for t in read("Voltaire", "Voltaire was a French writer and historian. Voltaire was an "
+                                 "advocate of freedom of speech.")}
+    assert ("Voltaire", "also a", "historian") in found and not {t for t in found if t[2] == "advocate"}, found
+    # a player is said with what he plays, however the parser hangs it (ComLQ's "santoor player")
+    found = {t[:3] for t in read("Shivkumar Sharma", "Shivkumar Sharma was an Indian music composer and santoor "
+                                 "player.")}
+    assert {("Shivkumar Sharma", "is a", "santoor player"), ("Shivkumar Sharma", "is a", "music composer")} <= found
+    assert ("Shivkumar Sharma", "is a", "player") not in found, found
+    # a word the tokenizer cut at a hyphen is no class (ComLQ's "a sub-prefecture of the Corrèze department")
+    found = {t[:3] for t in read("Brive-la-Gaillarde", "Brive-la-Gaillarde is a commune of France. It is a "
+                                 "sub-prefecture of the Corrèze department.")}
+    assert ("Brive-la-Gaillarde", "is a", "commune") in found
+    assert not {t for t in found if t[1] in ("is a", "also a") and t[2] in ("sub", "-", "prefecture")}, found
+    # an office someone served in, with its place after "of", is an occupation too; a critic of someone is not
+    found = {t[:3] for t in read("John Robarts", "John Robarts was a Canadian lawyer. He served as premier of "
+                                 "Ontario. He was a critic of Pierre Trudeau.")}
+    assert ("John Robarts", "also a", "premier") in found and ("John Robarts", "also a", "critic") not in found
+    # "there" is the one place of the verb it is joined to (ComLQ's Wei Chen); two places leave it unsaid
+    found = {t[:3] for t in read("Wei Chen", "Wei Chen was born in Luoyang and grew up there.")}
+    assert ("Wei Chen", "grow in", "Luoyang") in found, found
+    found = {t[:3] for t in read("Jane Roe", "Jane Roe was born in Paris or Lyon and grew up there.")}
+    assert not {t for t in found if t[1] in ("grow in", "bear in")}, found  # alternatives: neither is stated
+    # a place class NER took for the whole name (the unseen corpus's Tenochtitlan)
+    found = {t[:3] for t in read("Tenochtitlan", "Tenochtitlan was a city in the Valley of Mexico on the Mexican "
+                                 "Central Plateau.")}
+    assert ("Tenochtitlan", "be city in", "Valley of Mexico") in found, found
+    # the eighth round's misses and wrong facts: the last of a list of classes the parser hung on the adjective
+    # after it, and a vice president, who leads nothing
+    found = {t[:3] for t in read("Louis Pasteur", "Louis Pasteur was a French chemist, pharmacist, and "
+                                 "microbiologist renowned for his discoveries of the principles of vaccination.")}
+    assert {("Louis Pasteur", "is a", c) for c in ("chemist", "pharmacist", "microbiologist")} <= found, found
+    found = {t[:3] for t in read("Stephen C. Meyer", "Stephen C. Meyer is a former vice president of the Discovery "
+                                 "Institute.")}
+    assert not {t for t in found if t[1] == "be president of"}, found

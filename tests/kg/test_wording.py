@@ -515,3 +515,27 @@ def test_what_a_whole_class_holds_is_asked_in_the_plural():
     assert grounding.answers == {"value:nationality:English"}
     found = questions(kg, grounding)
     assert found and all("nationalities of editors" in q for q in found), found
+
+
+def test_a_union_of_one_relation_never_repeats_its_noun_as_the_verb():
+    # the ninth round's "Which successors either succeeded Daniel Guzman or succeeded Ayub Khan?" (nothing else
+    # said of Sergio Bueno made him a person): who succeeded someone is a person, by the relation's types
+    facts = [Fact("ark", "succeeded", "ak", ("p-1",)), Fact("sb", "succeeded", "dg", ("p-2",))]
+    labels = {"ark": "Abdur Rahman Khan", "ak": "Ayub Khan", "sb": "Sergio Bueno", "dg": "Daniel Guzman"}
+    kg = build_graph(facts, labels, builtin_inverses())
+    grounding = ground(kg, "2u", {"?x1": "dg", "?x2": "ak"}, ["succeeded_by", "succeeded_by"])
+    assert grounding.answers == {"ark", "sb"}
+    found = questions(kg, grounding)
+    assert found and not any("successor" in q for q in found), found
+
+
+def test_a_decade_that_reads_as_a_century_is_said_by_its_years():
+    # "born in the 1700s" reads as the 18th century; the decade is 1700-1709
+    facts = [Fact("ac", "born_in_decade", "value:decade:1700s", ("p-1",)),
+             Fact("lb", "born_in_decade", "value:decade:1770s", ("p-2",))]
+    labels = {"ac": "Anders Celsius", "lb": "Ludwig van Beethoven", "value:decade:1700s": "1700s",
+              "value:decade:1770s": "1770s"}
+    kg = build_graph(facts, labels, builtin_inverses())
+    assert kg.named("value:decade:1700s") == "years 1700–1709" and kg.named("value:decade:1770s") == "1770s"
+    found = questions(kg, ground(kg, "1p", {"?x": "value:decade:1700s"}, ["birth_decade_of"]))
+    assert found and all("the years 1700–1709" in q and "1700s" not in q for q in found), found
