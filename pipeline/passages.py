@@ -293,7 +293,9 @@ def recover_title(text: str) -> str:
         content = [_key(w) for w in bare.split() if _key(w) and _key(w) not in _FUNCTION_WORDS]
         run = _name_run(rest)  # the capitalised name the text goes on with ("Emperor Xuānzong of Tang")
         after = rest[len(run)] if len(rest) > len(run) else ""
-        if len(content) >= 2 and len(run) >= len(content) and run != content and run[-1] == content[-1] \
+        # (the title's last word inside the full name before a bracket: "Diego Serna Diego Alonso Serna Lopera (born")
+        ends = run[-1:] == content[-1:] or after[:1] == "(" and _in_order(content, run)
+        if len(content) >= 2 and len(run) >= len(content) and run != content and ends \
                 and (after[:1] == "(" or rest[len(run) - 1].endswith(",") and after.strip(",").isupper()):
             # "Randy Couture Randall Duane Couture (; born ...)": a lead's full name, the title's short one (or a
             # post-nominal first: "I. M. Pei Ieoh Ming Pei, FAIA, RIBA (born ...)", "Wilbur Dartnell William
@@ -331,7 +333,9 @@ def article_start(text: str) -> str:
         run = _name_run(after)
         while run and after[len(run) - 1].strip(",").isupper() and len(after[len(run) - 1]) > 1:
             run = run[:-1]  # "Joseph John Farmer VC"
-        if not run or not _known_as(title, after[:40]) and (not _in_order(content, run) or run[-1] != content[-1]):
+        bracket = after[len(run)][:1] == "(" if len(after) > len(run) else False  # "Diego Alonso Serna Lopera (born"
+        if not run or not _known_as(title, after[:40]) and (
+                not _in_order(content, run) or run[-1] != content[-1] and not bracket):
             return ""  # (a stage name: "Lil Jon Jonathan Smith (born ...), better known by his stage name Lil Jon")
         name = len(run)
     while name < len(after) and after[name].strip(",").isupper():

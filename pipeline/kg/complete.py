@@ -178,13 +178,18 @@ class CorpusCheck(CorpusIndex):
                         found |= nodes
                 found |= {_UNNAMED + " ".join(name) for k, name in self._unknown_names(index)
                           if self._ordered(index, relation, at, [k])}
-            if relation == "occupation":  # "a writer ... and satirist": a class of people no one else was read to be
-                found |= {_UNNAMED + " ".join(name) for k, name in self.unnamed_classes(index)
-                          if self._ordered(index, relation, at, [k])}
+            if relation == "occupation":
+                found |= self._unread_classes(index, at, by_name)
             if first and len(found) > searched and found - members - {anchor}:  # asked again only when it grew
                 break
             searched = len(found)
         return frozenset(found - members - {anchor})
+
+    def _unread_classes(self, index: int, at: list[int], by_name: dict[tuple[str, ...], set[str]]) -> set[str]:
+        """The classes of people a sentence about someone (named at `at`) may say they are, that no one was read
+        to be ("a writer ... and satirist")."""
+        return {_UNNAMED + " ".join(name) for k, name in self.person_classes_in(index)
+                if name not in by_name and self._ordered(index, "occupation", at, [k])}
 
     def _unnamed_speaks(self, member: str, relation: str) -> bool:
         """May the corpus state the relation of a member no node stands for? Only where two passages or more

@@ -89,6 +89,9 @@ _STOP = frozenset(map(_normal, _STOP_WORDS))  # as tokens() gives them ("this" -
 _DIRECTIONS = frozenset(_DIRECTION.values()) | {"central"}
 
 
+_HE_SHE = frozenset({("he",), ("she",)})
+
+
 _MONTHS = frozenset(("january", "february", "march", "april", "may", "june", "july", "august", "september",
                      "october", "november", "december"))
 
@@ -168,7 +171,8 @@ class CorpusIndex:
         self._sentences_of: dict[str, frozenset[int]] = {}  # see _read_for
         self._class_phrases: frozenset[str] = frozenset()  # see _class_words
         self._person_nodes: frozenset[str] = frozenset()  # see _people
-        self._person_phrases: frozenset[tuple[str, ...]] = frozenset()  # see unnamed_classes
+        self._person_phrases: frozenset[tuple[str, ...]] = frozenset()  # see person_classes_in
+        self._person_subjects: frozenset[str] = frozenset()  # see _persons
         # caches that depend on use_classes
         self._names_of: dict[str, frozenset[tuple[str, ...]]] = {}  # node -> _all_names
         self._named: dict[str, dict[int, list[int]]] = {}  # node -> sentence -> where it names the node
@@ -240,12 +244,28 @@ class CorpusIndex:
     def _find_naming(self, node: str) -> dict[int, list[int]]:
         names = self._all_names(node)
         if len(names) == 1:  # one name: its occurrences as they are (positions ascending, as merged ones)
-            return self._occurring(next(iter(names)))
-        found: dict[int, set[int]] = defaultdict(set)
-        for name in names:
-            for i, where in self._occurring(name).items():
-                found[i].update(where)
-        return {i: sorted(where) for i, where in found.items()}
+            naming = self._occurring(next(iter(names)))
+        else:
+            found: dict[int, set[int]] = defaultdict(set)
+            for name in names:
+                for i, where in self._occurring(name).items():
+                    found[i].update(where)
+            naming = {i: sorted(where) for i, where in found.items()}
+        if node in self._persons():
+            # "... named in honor of Princess Louise Caroline Alberta. She was the daughter of Queen Victoria and
+            # Prince Albert.": a sentence opening with "He" or "She" right after one naming a person may be about them
+            after = {i + 1 for i in naming if i + 1 < len(self.sentences) and i + 1 not in naming
+                     and self.sentences[i + 1][0] == self.sentences[i][0] and self.sentences[i + 1][1][:1] in _HE_SHE}
+            naming = {**naming, **{i: [0] for i in after}}
+        return naming
+
+    def _persons(self) -> frozenset[str]:
+        """The subjects of relations only people have (an occupation, a nationality, vocabulary.yaml's child_of,
+        born_in ...)."""
+        if not self._person_subjects:
+            only = [r for r, spec in vocabulary()["relations"].items() if spec["subject"] == ["PERSON"]]
+            self._person_subjects = self._people() | frozenset(n for r in only for n in self.kg.subjects.get(r, ()))
+        return self._person_subjects
 
     def _occurring(self, name: tuple[str, ...]) -> dict[int, list[int]]:
         """Every sentence naming `name` as a whole, with where; the sentences holding all its words are read.
@@ -433,14 +453,13 @@ class CorpusIndex:
             self._class_phrases = frozenset(" ".join(tokens(p)) for p in phrases)
         return self._class_phrases
 
-    def unnamed_classes(self, index: int) -> list[tuple[int, tuple[str, ...]]]:
-        """(position, words) of each class of people (`person_classes`) the sentence writes that names no node:
-        "satirist" when no one was read to be one."""
+    def person_classes_in(self, index: int) -> list[tuple[int, tuple[str, ...]]]:
+        """(position, words) of each class of people (`person_classes`) the sentence writes, whether or not a
+        node stands for it ("satirist" when no one was read to be one)."""
         if not self._person_phrases:
             self._person_phrases = frozenset(tuple(tokens(p)) for p in person_classes())
         words, phrases = self.sentences[index][1], self._person_phrases
-        return [(k, words[k:k + n]) for k in range(len(words)) for n in (1, 2, 3)
-                if words[k:k + n] in phrases and words[k:k + n] not in self.all_names]
+        return [(k, words[k:k + n]) for k in range(len(words)) for n in (1, 2, 3) if words[k:k + n] in phrases]
 
     def _unknown_names(self, index: int) -> list[tuple[int, tuple[str, ...]]]:
         """(position, words) of each run of capitalised words in the sentence, but its opening one, that is

@@ -168,7 +168,7 @@ class Mentions:
         for n, ent in enumerate(ents):
             kind = None if n in joined else ENTITY_TYPES.get(ent.label_)
             if kind:
-                span = whole_name(ent)
+                span = self._before_surname(whole_name(ent), kind)
                 name = normalise(span.text)
                 if shares_head(span) or class_of(span):
                     continue  # "the American and British Societies of Cinematographers": two names, neither whole
@@ -186,6 +186,15 @@ class Mentions:
             for alias in sorted(self._aliases(), key=len, reverse=True):
                 for match in re.finditer(rf"(?<!\w){re.escape(alias)}(?!\w)", span.text):
                     self._alias_at(alias, span.start_char + match.start(), span.start_char + match.end())
+
+    def _before_surname(self, span, kind: str):
+        """A name that runs on into the surname of the article's subject ends before it: "He was educated at
+        Fettes College Anderson was 36 years old", a chunk that lost a full stop, in William Herbert Anderson's."""
+        title = bare_title(next(a.title for a in self.articles if a.start <= span.start < a.end)).split()
+        if kind != "PERSON" and len(title) > 1 and len(span) > 2 and span[-1].text == title[-1] \
+                and not {t.text for t in span[:-1]} & set(title):  # (not "The Amu Darya" in Amu Darya's)
+            return span[:-1]
+        return span
 
     def _named_after_occupation(self) -> None:
         """"named after the Swedish astronomer Anders Celsius": a full name NER left untagged, right after a
@@ -402,7 +411,8 @@ class Mentions:
         with it ("Smuts, along with Louis Botha, ...")."""
         found = []
         alternatives = any(c.dep_ == "cc" and c.lower_ == "or" for c in token.children)  # "The Angara or Angar"
-        for t in (token,) if alternatives else (token, *token.conjuncts, *self._nested(token)):
+        listed = () if alternatives or self._containers(token) else token.conjuncts
+        for t in (token, *listed, *self._nested(token)) if not alternatives else (token,):
             m = self.mention(t)
             if m is not None and m not in found:
                 found.append(m)
@@ -416,9 +426,19 @@ class Mentions:
         Yorkshire, England": in both)."""
         found = self.arguments(token)
         if prep.lower_ == "in" and (m := self.mention(token)) is not None and m.type == "PLACE":
-            found += [n for c in token.children if c.dep_ == "appos" and (n := self.mention(c)) is not None
-                      and n.type == "PLACE" and n not in found]
+            found += [n for c in (*(c for c in token.children if c.dep_ == "appos"), *self._containers(token))
+                      if (n := self.mention(c)) is not None and n.type == "PLACE" and n not in found]
         return found
+
+    def _containers(self, token) -> tuple:
+        """The places a comma joins to a place without "and" or "or", which the parser may take for a list:
+        "born in Boston, Massachusetts, and grew up ..." names where Boston is, no second birthplace."""
+        chain = (token, *token.conjuncts)
+        last = max(t.i for t in chain)
+        if len(chain) < 2 or any(t.dep_ == "cc" for t in self.doc[token.i:last]):
+            return ()
+        places = [self.mention(t) for t in chain]
+        return token.conjuncts if all(m is not None and m.type == "PLACE" for m in places) else ()
 
     def _nested(self, token) -> list:
         """Names the parser hung inside the next one: "starring Chishū Ryū and Chieko Higashiyama" read

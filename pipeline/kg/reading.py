@@ -38,7 +38,7 @@ from pipeline.kg.names import _NOUN_PREPOSITIONS, _PREPOSITIONS
 from pipeline.kg.nlp import lemma
 from pipeline.kg.people import ClassReading, _class_head, _class_name
 
-VERSION = "reading-43"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-44"  # bump when the statements a passage yields change (the cache key)
 
 
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
@@ -375,6 +375,8 @@ class _Reader(ClassReading):
         """"Paris, the capital of France, ...", "Alexis Carrel, a distinguished surgeon and biologist, ..."."""
         if noun.head.conjuncts:
             return  # "Germany, Austria, the German parts of Switzerland, ...": a list, not an apposition
+        if any(not t.is_punct and not noun.head.is_ancestor(t) for t in self.doc[noun.head.i + 1:noun.left_edge.i]):
+            return  # "it was adapted to other formats, including ..., a 1981 BBC television series": across a clause
         if any(c.dep_ == "advmod" for c in noun.children) or noun.tag_ == "NNS" and noun.head.tag_ == "NNP":
             return  # "Scandinavia, especially parts of Finland and Sweden": examples, not the same place
         if any(p.dep_ == "prep" and any(o.lower_ in _DIRECTIONS for o in p.children)

@@ -685,3 +685,18 @@ def test_a_class_of_people_no_one_was_read_to_be_is_a_possible_occupation():
     sets = evaluate(checker.kg, plan, anchors, relations)
     assert sets[plan.target] == {"producer"}
     assert checker.reject_reason(plan, anchors, relations, sets) == "corpus_other_member"
+
+
+def test_a_sentence_opening_with_he_or_she_after_one_naming_a_person_may_be_about_them():
+    # the tenth round's "the parent of the namesake of the province where Calgary is located": Queen Victoria only,
+    # though "She was the daughter of Queen Victoria and Prince Albert" follows a sentence naming the namesake
+    texts = {
+        "Alberta": "Alberta is named after Princess Louise Caroline Alberta, the fourth daughter of Queen Victoria.",
+        "Lake Louise": "Lake Louise was named in honor of Princess Louise Caroline Alberta. She was the daughter of "
+                       "Queen Victoria and Prince Albert.",
+        "Prince Arthur": "Prince Arthur was the son of Prince Albert.",
+    }
+    facts = [("Princess Louise Caroline Alberta", "child_of", "Queen Victoria", "Alberta", texts["Alberta"]),
+             ("Prince Arthur", "child_of", "Prince Albert", "Prince Arthur", texts["Prince Arthur"])]
+    checker = check(texts, facts)
+    assert checker.others("Princess Louise Caroline Alberta", "child_of") == {"Prince Albert"}
