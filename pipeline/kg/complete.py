@@ -84,6 +84,7 @@ class CorpusCheck(CorpusIndex):
         self._reasons: dict[tuple, str | None] = {}  # see node_reason
         self._plain: CorpusCheck | None = None
         self._unaccounted: dict[tuple[str, str], bool] = {}  # see unaccounted
+        self._writes: dict[tuple[str, str], bool] = {}  # see _writes_range
 
     def forget_groundings(self) -> None:
         """Drop the bounds and reasons of groundings: their keys hold the type, so no other type reuses them
@@ -99,6 +100,7 @@ class CorpusCheck(CorpusIndex):
             plain = copy.copy(self)
             plain.use_classes, plain._named, plain._other, plain._any, plain._meets = False, {}, {}, {}, {}
             plain._names_of, plain._beyond, plain._at, plain._bounds, plain._reasons = {}, {}, {}, {}, {}
+            plain._writes = {}
             self._plain = plain
         return self._plain
 
@@ -207,6 +209,18 @@ class CorpusCheck(CorpusIndex):
     def _speaks_of(self, entity: str, relation: str) -> bool:
         """May a sentence of the entity's passages, or one naming it, state the relation of it?"""
         return any(self._cued(i, relation) for i in self._naming(entity).keys() | self._read_for(entity))
+
+    def _writes_range(self, entity: str, relation: str) -> bool:
+        """Does a sentence naming the entity, or of its own passages, write a name some fact of the relation points
+        to, whole or inside a longer name ("British" in "a British Indian poet")?"""
+        key = (entity, relation)
+        if key not in self._writes:
+            names = self._range_names(relation)
+            longest = max(map(len, names), default=0)
+            self._writes[key] = any(
+                words[k:k + n] in names for i in sorted(self._naming(entity).keys() | self._read_for(entity))
+                for words in (self.sentences[i][1],) for k in range(len(words)) for n in range(1, longest + 1))
+        return self._writes[key]
 
     def _same_kind(self, entity: str, kinds: set[str] | None) -> bool:
         """Could the entity be of the members' kind (`kinds`: their relations; None: no members)? Not
@@ -337,6 +351,12 @@ class CorpusCheck(CorpusIndex):
             if any(self._unnamed_speaks(m, forward) if m.startswith(_UNNAMED) else not kg.neighbours(m, forward)
                    and not self.others(m, forward) and self._speaks_of(m, forward)
                    for m in sorted(below.possible - below.graph)):
+                reason = reason or "corpus_other_member"
+            # so is what a member the graph knows leads to along a relation every such member has a value of (its
+            # stated values all there are: `EXHAUSTIVE`), when none was read though its sentences write a name of the
+            # relation's range ("Tagore was a British Indian poet": no nationality)
+            if forward in EXHAUSTIVE and any(not kg.neighbours(m, forward) and self._writes_range(m, forward)
+                                             for m in sorted(below.graph)):
                 reason = reason or "corpus_other_member"
             (unions if st.union else plain).append((project(kg, below.certain, forward),
                                                     project(kg, below.graph, forward), reached))

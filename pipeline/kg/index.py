@@ -311,9 +311,13 @@ class CorpusIndex:
         shape = self.shapes[index]
         if shape is None:
             return True
+        words = self.sentences[index][1]
         if not shape.capital[k]:
-            return self.sentences[index][1][k:k + n] not in self.proper
-        return not (self._name_part(index, k - 1, before=True) or self._name_part(index, k + n, before=False))
+            return words[k:k + n] not in self.proper
+        # "Gabriel Zaid Gabriel Zaid is a Mexican writer": a chunk's title run into its first sentence, the name twice
+        start, end = (k, k + 2 * n) if words[k + n:k + 2 * n] == words[k:k + n] else \
+            (k - n, k + n) if k >= n and words[k - n:k] == words[k:k + n] else (k, k + n)
+        return not (self._name_part(index, start - 1, before=True) or self._name_part(index, end, before=False))
 
     def _name_part(self, index: int, k: int, before: bool) -> bool:
         """Is token k a capitalised word joined to the mention next to it (a part of a longer name)? A

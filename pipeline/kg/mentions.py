@@ -411,7 +411,10 @@ class Mentions:
         with it ("Smuts, along with Louis Botha, ...")."""
         found = []
         alternatives = any(c.dep_ == "cc" and c.lower_ == "or" for c in token.children)  # "The Angara or Angar"
-        listed = () if alternatives or self._containers(token) else token.conjuncts
+        # "part of the largest urban agglomeration in Africa, the Arab world, and the Middle East": the parser may
+        # join the list of a common noun's preposition to the noun
+        inner = self.mention(token) is None and any(c.dep_ == "prep" for c in token.children)
+        listed = () if alternatives or inner or self._containers(token) else token.conjuncts
         for t in (token, *listed, *self._nested(token)) if not alternatives else (token,):
             m = self.mention(t)
             if m is not None and m not in found:

@@ -156,8 +156,8 @@ class ClassReading(Mentions):
         for noun in (head, *head.conjuncts, *_list_items(head)) if conjuncts else (head,):
             # "monk, yogi, and guru" (yogi a foreign word), "novelist, screenwriter, academic" (an adjective)
             # (a listed class written before a name may be tagged a verb: "the chemist and engineer Alfred Nobel")
-            tags = ("NN", "NNS", "FW") if noun.dep_ == "appos" else ("NN", "NNS", "JJ", "VB") if (
-                (noun is not head or not conjuncts) and noun.lower_ in listed_classes()) else ("NN", "NNS")
+            tags = ("NN", "NNS", "FW") if noun.dep_ == "appos" else ("NN", "NNS", "JJ", "VB", "NNP") if (
+                noun.is_lower and noun.lower_ in listed_classes()) else ("NN", "NNS")
             if noun.tag_ not in tags or noun is not head and any(
                     c.dep_ == "det" and c.lower_ == "the" or c.dep_ == "prep" and c.lower_ == "of"
                     for c in noun.children):
@@ -285,7 +285,9 @@ def _class_head(noun):
         return None
     if noun.lower_ in _COLLECTIVE and any(c.dep_ == "prep" and c.lower_ == "of" for c in noun.children):
         return None  # "a series of military campaigns" is neither a series (a work) nor a campaign
-    return noun if noun.tag_ in ("NN", "NNS") else None
+    # ("Gauss was a German mathematician, astronomer, ...": the tagger may take a listed class for an adjective)
+    listed = noun.dep_ == "attr" and noun.is_lower and noun.lower_ in listed_classes()
+    return noun if noun.tag_ in ("NN", "NNS") or listed else None
 
 
 def _list_items(head) -> list:

@@ -700,3 +700,38 @@ def test_a_sentence_opening_with_he_or_she_after_one_naming_a_person_may_be_abou
              ("Prince Arthur", "child_of", "Prince Albert", "Prince Arthur", texts["Prince Arthur"])]
     checker = check(texts, facts)
     assert checker.others("Princess Louise Caroline Alberta", "child_of") == {"Prince Albert"}
+
+
+def test_a_title_run_into_its_first_sentence_names_it():
+    # ComLQ's "Gabriel Zaid Gabriel Zaid is a Mexican writer, poet and intellectual. He was born ..., is a Mexican
+    # thinker (poet, essayist, economist, ...)": the name twice is a name, so his sentences are read
+    texts = {"Gabriel Zaid": "Gabriel Zaid Gabriel Zaid is a Mexican writer and poet. He was born in Monterrey, is a "
+                             "Mexican thinker (poet, economist, engineer) difficult to classify.",
+             "Irving Fisher": "Irving Fisher was an American economist.",
+             "Karl Benz": "Karl Benz was a German engineer."}
+    first = "Gabriel Zaid Gabriel Zaid is a Mexican writer and poet."
+    facts = [("Gabriel Zaid", "occupation", c, "Gabriel Zaid", first) for c in ("writer", "poet")]
+    facts += [("Irving Fisher", "occupation", "economist", "Irving Fisher", texts["Irving Fisher"]),
+              ("Karl Benz", "occupation", "engineer", "Karl Benz", texts["Karl Benz"])]
+    checker = check(texts, facts)
+    assert {"economist", "engineer"} <= checker.others("Gabriel Zaid", "occupation")
+
+
+def test_a_member_whose_value_was_not_read_though_its_sentence_writes_one_leads_to_unknown_answers():
+    # the unseen corpus's "nationalities of the poets that worked as philosophers": Italian (Dante) only, though
+    # Tagore "was a British Indian poet, ..., philosopher" (two demonyms side by side: neither is read)
+    texts = {"Dante Alighieri": "Dante Alighieri was an Italian poet and philosopher.",
+             "Rabindranath Tagore": "Rabindranath Tagore was a British Indian poet and philosopher.",
+             "Isaac Newton": "Isaac Newton was an English physicist.",
+             "Jawaharlal Nehru": "Jawaharlal Nehru was an Indian statesman."}
+    facts = [(n, "occupation", c, n, texts[n]) for n in ("Dante Alighieri", "Rabindranath Tagore")
+             for c in ("poet", "philosopher")]
+    demonyms = (("Dante Alighieri", "Italian"), ("Isaac Newton", "English"), ("Jawaharlal Nehru", "Indian"))
+    facts += [(n, "nationality", d, n, texts[n]) for n, d in demonyms]
+    checker = check(texts, facts)
+    plan = plan_for("ip")
+    anchors = {"?y": "poet", "?z": "philosopher"}
+    relations = {0: "occupation", 1: "occupation", 2: "nationality"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert sets[plan.target] == {"Italian"}
+    assert checker.reject_reason(plan, anchors, relations, sets) == "corpus_other_member"

@@ -539,3 +539,17 @@ def test_a_decade_that_reads_as_a_century_is_said_by_its_years():
     assert kg.named("value:decade:1700s") == "years 1700–1709" and kg.named("value:decade:1770s") == "1770s"
     found = questions(kg, ground(kg, "1p", {"?x": "value:decade:1700s"}, ["birth_decade_of"]))
     assert found and all("the years 1700–1709" in q and "1700s" not in q for q in found), found
+
+
+def test_a_founder_and_a_prize_are_asked_for_by_their_verb():
+    # the eleventh round's "What is the founder of the manufacturer based in Toyota City?" and "What is the prize
+    # or contest won by the member of the Canadian Expeditionary Force?"
+    facts = [Fact("kt", "founded", "tm", ("p-1",)), Fact("tm", "headquartered_in", "tc", ("p-1",)),
+             Fact("wh", "won", "vc", ("p-2",)), Fact("wh", "member_of", "cef", ("p-2",))]
+    labels = {"kt": "Kiichiro Toyoda", "tm": "Toyota Motor Corporation", "tc": "Toyota City", "wh": "Walter Hill",
+              "vc": "Victoria Cross", "cef": "Canadian Expeditionary Force"}
+    kg = build_graph(facts, labels, builtin_inverses())
+    found = questions(kg, ground(kg, "2p", {"?x": "tc"}, ["headquarters_of", "founded_by"]))
+    assert found and all(q.startswith("Who founded ") for q in found), found
+    found = questions(kg, ground(kg, "2p", {"?x": "cef"}, ["has_member", "won"]))
+    assert found and all(q.startswith("What did ") and "prize or contest" not in q for q in found), found
