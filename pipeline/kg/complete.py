@@ -59,6 +59,9 @@ EXHAUSTIVE = ONE_VALUED | {"instance_of", "occupation", "nationality", "child_of
 # only that one, and a continent's list names South America, not each country in it)
 
 
+_DATES = ("value:century:", "value:decade:")
+
+
 _UNNAMED = "unnamed:"  # a possible member the text names and no node stands for ("unnamed:oyo state")
 
 
@@ -143,6 +146,8 @@ class CorpusCheck(CorpusIndex):
         # and the names in the anchor's own passage, which lists members by name ("Zhejiang is bordered by
         # Jiangsu, Shanghai, Anhui ...")
         passage_entities = bool(members & self.with_passage) or not members
+        # a date any passage's own entity the graph knows may meet ("Gauss was director ... until his death in 1855")
+        dated = anchor.startswith(_DATES)
         names_only = not (members and members <= self.with_passage)
         by_name = self._range_names(relation)
         kinds = {r for m in members for r in self.kg.out.get(m, ())} if members else None  # the members' relations
@@ -161,7 +166,8 @@ class CorpusCheck(CorpusIndex):
             at = naming.get(index) or [-1]  # where the sentence names the anchor; not named: the passage's topic, first
             entity = self.entity_at[index]
             # (what is found already is not read again: the same entity or names in many sentences)
-            if passage_entities and entity not in found and self._same_kind(entity, kinds) and self._ordered(
+            own_entity = passage_entities or dated and entity in self.kg.labels
+            if own_entity and entity not in found and self._same_kind(entity, kinds) and self._ordered(
                     index, relation, at, self._where(index, entity) or [-1]):
                 found.add(entity)  # the passage's own entity (one the graph knows nothing of, too)
             if names_only or entity == anchor:  # every whole mention of a range name, in order
@@ -398,6 +404,11 @@ class CorpusCheck(CorpusIndex):
             # when an editor is English
             silent |= {m for m in left if m.startswith("value:") and any(
                 self._may_hold(kg.labels.get(m, m), kg.labels.get(w, w)) for w in removed)}
+            # and for a place: one inside a place the negated one is said to lie in may hold it too ("places
+            # containing São Paulo but not El Dorado": Brazil, while El Dorado is only "somewhere in South America")
+            if forward in TRANSITIVE:
+                silent |= {m for m in left if any(self._inside(m, c, forward) for w in sorted(below.possible)
+                                                  for c in kg.neighbours(w, forward))}
             certain = left - silent
             reason = reason or (NEGATION_UNSTATED if silent else None)
         return Bounds(certain, graph, possible, reason)

@@ -319,9 +319,11 @@ class _Corpus:
 
     def _class(self, phrase: str) -> str | None:
         """A class phrase as a class, in American spelling ("draughtsman" is a draftsman): its longest
-        listed suffix, else its head noun."""
+        listed suffix, else its head noun; a bare class with the word before it ("santoor player")."""
         phrase = spelled(phrase)
         cls = _longest_suffix(phrase, self.class_types) or phrase.split()[-1]
+        if cls in vocabulary()["bare_classes"]:  # "santoor player", not "player"; alone it is no class
+            cls = " ".join(phrase.split()[-2:]) if " " in phrase else ""
         if cls in self.ignored_classes or not re.fullmatch(r"[a-z]+(?:[- ][a-z]+)*", cls):
             return None
         return cls
@@ -384,8 +386,9 @@ class _Corpus:
         """A person's class is an occupation, listed or reading like one ("occultist"); no one
         else's class is an occupation ("Ancestral Puebloans ... were an ancient culture")."""
         if relation == "occupation":
+            head = cls.rpartition(" ")[2]  # ("communications expert": an expert)
             return self.class_types.get(cls) == "PERSON" or (
-                cls not in self.class_types and reads_like_person(cls))
+                cls not in self.class_types and (reads_like_person(cls) or self.class_types.get(head) == "PERSON"))
         return self.class_types.get(cls) != "PERSON"
 
     def _relations(self, pid: str, s: str, st: Statement,

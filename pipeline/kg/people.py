@@ -65,7 +65,12 @@ class ClassReading(Mentions):
         """Classes written before a person's name: "the brother of philosopher and psychologist William
         James and diarist Alice James" (`also a`: listed classes only)."""
         for person in (m for m in self._mentions_in(sentence) if m.type == "PERSON"):
-            nouns = [n for n in self.doc[person.end - 1].children if n.dep_ in ("compound", "nmod")
+            last = self.doc[person.end - 1]
+            if last.dep_ == "appos" and last.head.is_lower and last.head.tag_ == "NN" and any(
+                    d.dep_ == "det" and d.lower_ in ("a", "an", "another") for d in last.head.children):
+                # "with another Bulgarian footballer, Kostadin Vidolov"
+                self._classes(person, last.head, sentence, "also a", conjuncts=False)
+            nouns = [n for n in last.children if n.dep_ in ("compound", "nmod")
                      and n.i < person.start and n.is_lower and n.tag_ in ("NN", "NNS") and not _qualified(n)]
             if nouns:
                 for noun in nouns:
@@ -170,7 +175,7 @@ class ClassReading(Mentions):
                 continue
             if _hyphened(noun):
                 continue  # "a sub-prefecture" the tokenizer cut: neither "sub" nor "prefecture" is the class
-            if (name := _class_name(noun)) in _BARE:
+            if (name := _class_name(noun)) in vocabulary()["bare_classes"]:
                 continue
             self.state(subject, pattern, Mention(name, "CLASS", noun.text, noun.i, noun.i + 1), sentence)
             # "an American blues guitarist": the demonym may modify the compound before the noun
@@ -329,7 +334,7 @@ def _class_name(noun) -> str:
     before = [c for c in noun.children if c.i == noun.i - 1 and (
         c.dep_ == "compound" and c.tag_ in ("NN", "NNS")
         or c.dep_ in ("amod", "compound") and f"{c.lower_} {words[0]}" in listed_classes())]
-    if not before and words[0] in _BARE and noun.i > 0:
+    if not before and words[0] in vocabulary()["bare_classes"] and noun.i > 0:
         # "a music composer and santoor player": the parser may hang the word before elsewhere
         prev = noun.doc[noun.i - 1]
         before = [prev] if prev.is_lower and prev.is_alpha and prev.tag_ in ("NN", "JJ") \
@@ -345,5 +350,3 @@ def _hyphened(token) -> bool:
     return token.text == "-" or token.whitespace_ == "" and token.i + 1 < len(doc) and doc[token.i + 1].text == "-" \
         or token.i > 0 and doc[token.i - 1].text == "-" and doc[token.i - 1].whitespace_ == ""
 
-
-_BARE = {"player"}  # a class that says nothing without the word before it: "santoor player", "chess player"

@@ -38,7 +38,7 @@ from pipeline.kg.names import _NOUN_PREPOSITIONS, _PREPOSITIONS
 from pipeline.kg.nlp import lemma
 from pipeline.kg.people import ClassReading, _class_head, _class_name
 
-VERSION = "reading-46"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-47"  # bump when the statements a passage yields change (the cache key)
 
 
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}

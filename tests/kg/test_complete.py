@@ -735,3 +735,40 @@ def test_a_member_whose_value_was_not_read_though_its_sentence_writes_one_leads_
     sets = evaluate(checker.kg, plan, anchors, relations)
     assert sets[plan.target] == {"Italian"}
     assert checker.reject_reason(plan, anchors, relations, sets) == "corpus_other_member"
+
+
+def test_a_place_inside_the_one_the_negated_place_lies_in_may_hold_it():
+    # the twelfth round's "places that contain São Paulo but not El Dorado" -> Brazil, while the text puts El Dorado
+    # only "somewhere in South America": Brazil passes the NOT by silence
+    texts = {"São Paulo": "São Paulo is a city in Brazil, in South America.",
+             "Brazil": "Brazil is a country in South America.",
+             "El Dorado": "El Dorado is a mythical city somewhere in South America."}
+    facts = [("São Paulo", "located_in", "Brazil", "São Paulo", texts["São Paulo"]),
+             ("São Paulo", "located_in", "South America", "São Paulo", texts["São Paulo"]),
+             ("Brazil", "located_in", "South America", "Brazil", texts["Brazil"]),
+             ("El Dorado", "located_in", "South America", "El Dorado", texts["El Dorado"])]
+    checker = check(texts, facts)
+    plan, anchors = plan_for("2in"), {"?y": "São Paulo", "?z": "El Dorado"}
+    relations = {0: "located_in", 1: "location_of"}
+    sets = evaluate(checker.kg, plan, anchors, relations)
+    assert sets[plan.target] == {"Brazil"}
+    assert checker.reject_reason(plan, anchors, relations, sets) == "negation_unstated"
+
+
+def test_a_passage_s_own_entity_may_meet_a_date_though_the_members_are_named_in_passing():
+    # the eleventh and twelfth rounds' "occupations of the people who died in the 1850s": Ohm, named in passing with
+    # his years, but not Gauss, whose own passage says "until his death in 1855"
+    texts = {"Resistance": "The unit of resistance is named after German physicist Georg Ohm (1789–1854).",
+             "Carl Friedrich Gauss": "Carl Friedrich Gauss was a German mathematician. Gauss was director of the "
+                                     "observatory until his death in 1855.",
+             "Alcoholism": "The term alcoholism was first coined in 1852."}
+    facts = [("Georg Ohm", "died_in_decade", "value:decade:1850s", "Resistance", texts["Resistance"]),
+             ("Georg Ohm", "occupation", "physicist", "Resistance", texts["Resistance"]),
+             ("Carl Friedrich Gauss", "occupation", "mathematician", "Carl Friedrich Gauss",
+              "Carl Friedrich Gauss was a German mathematician.")]
+    passages = {title: Passage(title, title, text) for title, text in texts.items()}
+    built = [Fact(s, r, o, (pid,), (Evidence(pid, sentence, s, o),)) for s, r, o, pid, sentence in facts]
+    labels = {n: n for f in built for n in (f.subject, f.object)} | {"value:decade:1850s": "1850s"}
+    checker = CorpusCheck(build_graph(built, labels, builtin_inverses()), passages)
+    assert checker.kg.neighbours("value:decade:1850s", "death_decade_of") == ("Georg Ohm",)
+    assert checker.others("value:decade:1850s", "death_decade_of") == {"Carl Friedrich Gauss"}

@@ -215,7 +215,9 @@ def test_the_open_world_round_is_fully_judged_keeps_no_comlq_text_and_is_in_the_
     for name, seed in (("item_judgements_open_world_r2.jsonl", 202), ("item_judgements_open_world_r3.jsonl", 303),
                        ("item_judgements_open_world_r4.jsonl", 404), ("item_judgements_open_world_r5.jsonl", 505),
                        ("item_judgements_open_world_r6.jsonl", 606), ("item_judgements_open_world_r7.jsonl", 707),
-                       ("item_judgements_open_world_r8.jsonl", 808)):
+                       ("item_judgements_open_world_r8.jsonl", 808), ("item_judgements_open_world_r9.jsonl", 909),
+                       ("item_judgements_open_world_r10.jsonl", 1010), ("item_judgements_open_world_r11.jsonl", 1111),
+                       ("item_judgements_open_world_r12.jsonl", 1212)):
         counts = item_table([json.loads(line) for line in (FIXTURES / name).open()])
         row = next(line for line in docs.splitlines() if line.startswith(f"| {seed // 101} (seed {seed}) |"))
         points = ("fluent", "correct_answers", "complete_answers", "evidence_states_facts", "negation_by_contrast",
@@ -507,3 +509,16 @@ def test_a_thing_is_no_occupation_and_growing_up_somewhere_is_living_there(tmp_p
     assert ("Aleister Crowley", "occupation", "occultist") in facts, facts
     assert ("Aleister Crowley", "lived_in", "Leamington Spa") in facts, facts
     assert not {f for f in facts if f[0] == "Brown" and f[1] == "occupation"}, facts
+
+
+def test_a_bare_class_keeps_the_word_before_it(tmp_path):
+    # the ninth and twelfth rounds' "player" (of "santoor player") and "expert" (of "communications expert")
+    passages = {
+        "a": Passage("a", "Shivkumar Sharma", "Shivkumar Sharma was an Indian music composer and santoor player."),
+        "b": Passage("b", "Dominic Colenso", "Dominic Colenso is a speaker, communications expert and former "
+                     "professional actor."),
+    }
+    facts = facts_of(passages, tmp_path)
+    assert {("Shivkumar Sharma", "occupation", "santoor player"),
+            ("Dominic Colenso", "occupation", "communications expert")} <= facts, facts
+    assert not {f for f in facts if f[2] in ("player", "expert")}, facts

@@ -1023,3 +1023,13 @@ def test_the_eleventh_rounds_findings():
     found = {t[:3] for t in read("Cairo", "Cairo is the capital of Egypt. It is also part of the largest urban "
                                  "agglomeration in Africa, the Arab world, and the Middle East.")}
     assert ("Cairo", "be capital of", "Egypt") in found and not {t for t in found if t[1] == "be part of"}, found
+
+
+def test_the_twelfth_rounds_findings():
+    # a person named in apposition to a class with "a" or "another" is of that class (ComLQ's "with another
+    # Bulgarian footballer, Kostadin Vidolov"); "his teacher, X" says nothing of X's class
+    found = {t[:3] for t in read("Stoyan Kishishev", "Stoyan Kishishev is a Bulgarian footballer. He then played in "
+                                 "Turkish side Bursaspor with another Bulgarian footballer, Kostadin Vidolov.")}
+    assert {("Kostadin Vidolov", "also a", "footballer"), ("Kostadin Vidolov", "nationality", "Bulgarian")} <= found
+    found = {t[:3] for t in read("Jane Roe", "Jane Roe is a painter. She studied with her teacher, John Smith.")}
+    assert not {t for t in found if t[0] == "John Smith" and t[1] == "also a"}, found
