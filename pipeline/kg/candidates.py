@@ -29,12 +29,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pipeline.completeness import Search
-from pipeline.kg.complete import CLASS_RELATIONS, ONE_VALUED, CorpusCheck
+from pipeline.kg.complete import CLASS_RELATIONS, DATES, ONE_VALUED, CorpusCheck
 from pipeline.kg.lexicon import narrower, spelled
 from pipeline.kg.query import Plan, Step, traversal
 from pipeline.kg.sample import Grounding
 
-DATES = ("value:century:", "value:decade:")  # date nodes: a broad condition
 UNNAMED = "named:"  # a possible missed answer named in passing, which no node stands for
 
 

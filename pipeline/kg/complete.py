@@ -59,7 +59,7 @@ EXHAUSTIVE = ONE_VALUED | {"instance_of", "occupation", "nationality", "child_of
 # only that one, and a continent's list names South America, not each country in it)
 
 
-_DATES = ("value:century:", "value:decade:")
+DATES = ("value:century:", "value:decade:")  # date nodes: a broad condition
 
 
 _UNNAMED = "unnamed:"  # a possible member the text names and no node stands for ("unnamed:oyo state")
@@ -147,7 +147,7 @@ class CorpusCheck(CorpusIndex):
         # Jiangsu, Shanghai, Anhui ...")
         passage_entities = bool(members & self.with_passage) or not members
         # a date any passage's own entity the graph knows may meet ("Gauss was director ... until his death in 1855")
-        dated = anchor.startswith(_DATES)
+        dated = anchor.startswith(DATES)
         names_only = not (members and members <= self.with_passage)
         by_name = self._range_names(relation)
         kinds = {r for m in members for r in self.kg.out.get(m, ())} if members else None  # the members' relations
@@ -217,14 +217,14 @@ class CorpusCheck(CorpusIndex):
         return any(self._cued(i, relation) for i in self._naming(entity).keys() | self._read_for(entity))
 
     def _writes_range(self, entity: str, relation: str) -> bool:
-        """Does a sentence naming the entity, or of its own passages, write a name some fact of the relation points
+        """Does a sentence of the entity's own passages (`_read_for`) write a name some fact of the relation points
         to, whole or inside a longer name ("British" in "a British Indian poet")?"""
         key = (entity, relation)
         if key not in self._writes:
             names = self._range_names(relation)
             longest = max(map(len, names), default=0)
             self._writes[key] = any(
-                words[k:k + n] in names for i in sorted(self._naming(entity).keys() | self._read_for(entity))
+                words[k:k + n] in names for i in sorted(self._read_for(entity))
                 for words in (self.sentences[i][1],) for k in range(len(words)) for n in range(1, longest + 1))
         return self._writes[key]
 
@@ -407,8 +407,8 @@ class CorpusCheck(CorpusIndex):
             # and for a place: one inside a place the negated one is said to lie in may hold it too ("places
             # containing São Paulo but not El Dorado": Brazil, while El Dorado is only "somewhere in South America")
             if forward in TRANSITIVE:
-                silent |= {m for m in left if any(self._inside(m, c, forward) for w in sorted(below.possible)
-                                                  for c in kg.neighbours(w, forward))}
+                around = {c for w in below.possible for c in kg.neighbours(w, forward)}
+                silent |= {m for m in left if any(self._inside(m, c, forward) for c in sorted(around))}
             certain = left - silent
             reason = reason or (NEGATION_UNSTATED if silent else None)
         return Bounds(certain, graph, possible, reason)

@@ -323,7 +323,9 @@ class _Corpus:
         phrase = spelled(phrase)
         cls = _longest_suffix(phrase, self.class_types) or phrase.split()[-1]
         if cls in vocabulary()["bare_classes"]:  # "santoor player", not "player"; alone it is no class
-            cls = " ".join(phrase.split()[-2:]) if " " in phrase else ""
+            if " " not in phrase:
+                return None
+            cls = " ".join(phrase.split()[-2:])
         if cls in self.ignored_classes or not re.fullmatch(r"[a-z]+(?:[- ][a-z]+)*", cls):
             return None
         return cls
@@ -387,8 +389,9 @@ class _Corpus:
         else's class is an occupation ("Ancestral Puebloans ... were an ancient culture")."""
         if relation == "occupation":
             head = cls.rpartition(" ")[2]  # ("communications expert": an expert)
-            return self.class_types.get(cls) == "PERSON" or (
-                cls not in self.class_types and (reads_like_person(cls) or self.class_types.get(head) == "PERSON"))
+            bare = head in vocabulary()["bare_classes"] and self.class_types.get(head) == "PERSON"
+            listed = self.class_types.get(cls)
+            return listed == "PERSON" or listed is None and (reads_like_person(cls) or bare)
         return self.class_types.get(cls) != "PERSON"
 
     def _relations(self, pid: str, s: str, st: Statement,

@@ -172,7 +172,7 @@ class CorpusIndex:
         self._class_phrases: frozenset[str] = frozenset()  # see _class_words
         self._person_nodes: frozenset[str] = frozenset()  # see _people
         self._person_phrases: frozenset[tuple[str, ...]] = frozenset()  # see person_classes_in
-        self._person_subjects: frozenset[str] = frozenset()  # see _persons
+        self._person_subjects: frozenset[str] | None = None  # see _persons
         # caches that depend on use_classes
         self._names_of: dict[str, frozenset[tuple[str, ...]]] = {}  # node -> _all_names
         self._named: dict[str, dict[int, list[int]]] = {}  # node -> sentence -> where it names the node
@@ -262,7 +262,7 @@ class CorpusIndex:
     def _persons(self) -> frozenset[str]:
         """The subjects of relations only people have (an occupation, a nationality, vocabulary.yaml's child_of,
         born_in ...)."""
-        if not self._person_subjects:
+        if self._person_subjects is None:
             only = [r for r, spec in vocabulary()["relations"].items() if spec["subject"] == ["PERSON"]]
             self._person_subjects = self._people() | frozenset(n for r in only for n in self.kg.subjects.get(r, ()))
         return self._person_subjects
@@ -315,8 +315,8 @@ class CorpusIndex:
         if not shape.capital[k]:
             return words[k:k + n] not in self.proper
         # "Gabriel Zaid Gabriel Zaid is a Mexican writer": a chunk's title run into its first sentence, the name twice
-        start, end = (k, k + 2 * n) if words[k + n:k + 2 * n] == words[k:k + n] else \
-            (k - n, k + n) if k >= n and words[k - n:k] == words[k:k + n] else (k, k + n)
+        # at the sentence's start (not "Sirhan Sirhan", "Bora Bora" anywhere)
+        start, end = (0, 2 * n) if k in (0, n) and words[:n] == words[n:2 * n] else (k, k + n)
         return not (self._name_part(index, start - 1, before=True) or self._name_part(index, end, before=False))
 
     def _name_part(self, index: int, k: int, before: bool) -> bool:
@@ -336,8 +336,8 @@ class CorpusIndex:
         """The token positions where the sentence names the node as a whole: from `_naming` once it has
         been asked of the node (it finds them for every sentence naming one of its names), else from the
         sentence's mentions of node names (`_named_in`) when those include all the node's names, else read."""
-        if node in self._named:
-            return self._named[node].get(index, [])
+        if node in self._named or node in self._persons():  # (a person's "He"/"She" sentences: only `_naming`)
+            return self._naming(node).get(index, [])
         key = (index, node)  # cached: a passage's entity is looked for in each of its sentences, again and again
         if key not in self._at:
             names = self._all_names(node)
@@ -458,8 +458,8 @@ class CorpusIndex:
         return self._class_phrases
 
     def person_classes_in(self, index: int) -> list[tuple[int, tuple[str, ...]]]:
-        """(position, words) of each class of people (`person_classes`) the sentence writes, whether or not a
-        node stands for it ("satirist" when no one was read to be one)."""
+        """(position, words) of each class of people (`person_classes`, of one to three words) the sentence writes,
+        whether or not a node stands for it ("satirist" when no one was read to be one)."""
         if not self._person_phrases:
             self._person_phrases = frozenset(tuple(tokens(p)) for p in person_classes())
         words, phrases = self.sentences[index][1], self._person_phrases

@@ -191,8 +191,10 @@ class Mentions:
         """A name that runs on into the surname of the article's subject ends before it: "He was educated at
         Fettes College Anderson was 36 years old", a chunk that lost a full stop, in William Herbert Anderson's."""
         title = bare_title(next(a.title for a in self.articles if a.start <= span.start < a.end)).split()
-        if kind != "PERSON" and len(title) > 1 and len(span) > 2 and span[-1].text == title[-1] \
-                and not {t.text for t in span[:-1]} & set(title):  # (not "The Amu Darya" in Amu Darya's)
+        # (not "The Amu Darya" in Amu Darya's, nor "the Tower of London" in Jack London's: a verb follows the cut)
+        after = span.end < len(self.doc) and self.doc[span.end].tag_.startswith(("VB", "MD"))
+        if kind != "PERSON" and len(title) > 1 and len(span) > 2 and span[-1].text == title[-1] and after \
+                and span[-2].is_title and not {t.text for t in span[:-1]} & set(title):
             return span[:-1]
         return span
 
@@ -410,7 +412,7 @@ class Mentions:
         """The mentions a dependent names: itself and the conjuncts ("Vienna and Paris"), and those listed
         with it ("Smuts, along with Louis Botha, ...")."""
         found = []
-        alternatives = any(c.dep_ == "cc" and c.lower_ == "or" for c in token.children)  # "The Angara or Angar"
+        alternatives = listed_with_or(token)  # "The Angara or Angar"
         # "part of the largest urban agglomeration in Africa, the Arab world, and the Middle East": the parser may
         # join the list of a common noun's preposition to the noun
         inner = self.mention(token) is None and any(c.dep_ == "prep" for c in token.children)
@@ -437,9 +439,9 @@ class Mentions:
         """The places a comma joins to a place without "and" or "or", which the parser may take for a list:
         "born in Boston, Massachusetts, and grew up ..." names where Boston is, no second birthplace."""
         chain = (token, *token.conjuncts)
-        last = max(t.i for t in chain)
-        if len(chain) < 2 or any(t.dep_ == "cc" for t in self.doc[token.i:last]):
-            return ()
+        if len(chain) != 2 or any(t.dep_ == "cc" for t in self.doc[token.i:chain[1].i]) \
+                or any(c.dep_ in ("appos", "conj") for c in chain[1].children):
+            return ()  # ("lived in Vienna, Prague, Budapest": a list)
         places = [self.mention(t) for t in chain]
         return token.conjuncts if all(m is not None and m.type == "PLACE" for m in places) else ()
 
@@ -452,6 +454,11 @@ class Mentions:
         return [c for c in token.children if c.dep_ in ("nmod", "compound") and c.i < m.start
                 and (n := self.mention(c)) is not None and n.type == "PERSON" and any(
                     g.dep_ == "conj" and m.start <= g.i < m.end for g in c.children)]
+
+def listed_with_or(token) -> bool:
+    """Is the token listed with "or" ("Paris or Lyon"): alternatives, neither of which is stated?"""
+    return any(c.dep_ == "cc" and c.lower_ == "or" for c in token.children)
+
 
 def co_listed(token, plain: bool = False) -> list:
     """The objects of the prepositions below `token` that list more of what it names or does: "together

@@ -24,8 +24,8 @@ _COLLECTIVE = {"series", "chain", "pair", "cluster", "string", "sequence"}  # "a
 
 
 # nouns of a stance towards something: "an advocate of freedom of speech" is no occupation
-_STANCES = {"advocate", "proponent", "supporter", "opponent", "critic", "champion", "defender", "exponent",
-            "admirer", "follower", "adherent", "believer", "enthusiast", "fan", "lover"}
+_STANCES = {"advocate", "proponent", "supporter", "opponent", "defender", "admirer", "follower", "adherent",
+            "believer", "enthusiast", "fan", "lover"}
 
 
 _RULERS = {"emperor", "empress", "king", "queen", "sultan", "pharaoh", "caliph", "shah", "khan", "tsar"}
@@ -167,35 +167,40 @@ class ClassReading(Mentions):
                     c.dep_ == "det" and c.lower_ == "the" or c.dep_ == "prep" and c.lower_ == "of"
                     for c in noun.children):
                 continue  # "a prophet, high priest, and the brother of Moses": a relation
-            # "A vocal critic of Benito Mussolini", "an advocate of freedom of speech": a stance ("premier of
-            # Ontario" is an office)
-            if any(c.dep_ == "prep" and c.lower_ == "of" and (lemma(noun) in _STANCES or pattern == "also a" and any(
-                    self.mention(o) for o in c.children if o.dep_ == "pobj") and lemma(noun) not in _OFFICES)
-                   for c in noun.children):
-                continue
-            if _hyphened(noun):
-                continue  # "a sub-prefecture" the tokenizer cut: neither "sub" nor "prefecture" is the class
-            if (name := _class_name(noun)) in vocabulary()["bare_classes"]:
-                continue
-            self.state(subject, pattern, Mention(name, "CLASS", noun.text, noun.i, noun.i + 1), sentence)
-            # "an American blues guitarist": the demonym may modify the compound before the noun
-            compounds = [c for c in noun.children if c.dep_ == "compound" and not self.mention(c)]
-            mods = (*noun.children, *(g for c in compounds for g in c.children))
-            # "a British Indian poet" (from British India? British, of Indian descent?), "a Swiss German
-            # painter": two demonyms side by side say neither nationality for sure
-            listed = {o.i for o in mods if o.text in vocabulary()["demonyms"] and self._demonym(o)}
-            for mod in mods:
-                m = self.mention(mod)
-                paired = mod.i in listed and (mod.i - 1 in listed or mod.i + 1 in listed)
-                if (n := self._demonym(mod)) and mod.dep_ in ("amod", "compound") and not paired:
-                    self.state(subject, "nationality", n, sentence)
-                    # "a British and American actress", "an American-British author"
-                    for other in (*mod.conjuncts, *(c for c in mod.children if c.dep_ == "amod")):
-                        if o := self._demonym(other):
-                            self.state(subject, "nationality", o, sentence)
-                year = year_value(m.text) if m and m.type == "DATE" else None
-                if year and mod.dep_ in ("nummod", "compound", "amod"):
-                    self.state(subject, "be from", Mention(year, "DATE", m.text, m.start, m.end), sentence)
+            name = _class_name(noun)
+            # "an advocate of freedom of speech" (a stance); "sub" of a "sub-prefecture" the tokenizer cut; a bare
+            # "player": no class, though a demonym before it still says a nationality
+            if not (self._stance(noun, pattern) or _before_hyphen(noun) or name in vocabulary()["bare_classes"]):
+                self.state(subject, pattern, Mention(name, "CLASS", noun.text, noun.i, noun.i + 1), sentence)
+            self._modifiers(subject, noun, sentence)
+
+    def _stance(self, noun, pattern: str) -> bool:
+        """"an advocate of freedom of speech", "A vocal critic of Benito Mussolini, he": a stance, no occupation
+        ("premier of Ontario" is an office)."""
+        return any(c.dep_ == "prep" and c.lower_ == "of" and (lemma(noun) in _STANCES or pattern == "also a" and any(
+            self.mention(o) for o in c.children if o.dep_ == "pobj") and lemma(noun) not in _OFFICES)
+                   for c in noun.children)
+
+    def _modifiers(self, subject: Mention, noun, sentence) -> None:
+        """The nationality and the year a class noun's modifiers say of its subject ("a 1960 French film")."""
+        # "an American blues guitarist": the demonym may modify the compound before the noun
+        compounds = [c for c in noun.children if c.dep_ == "compound" and not self.mention(c)]
+        mods = (*noun.children, *(g for c in compounds for g in c.children))
+        # "a British Indian poet" (from British India? British, of Indian descent?), "a Swiss German
+        # painter": two demonyms side by side say neither nationality for sure
+        listed = {o.i for o in mods if o.text in vocabulary()["demonyms"] and self._demonym(o)}
+        for mod in mods:
+            m = self.mention(mod)
+            paired = mod.i in listed and (mod.i - 1 in listed or mod.i + 1 in listed)
+            if (n := self._demonym(mod)) and mod.dep_ in ("amod", "compound") and not paired:
+                self.state(subject, "nationality", n, sentence)
+                # "a British and American actress", "an American-British author"
+                for other in (*mod.conjuncts, *(c for c in mod.children if c.dep_ == "amod")):
+                    if o := self._demonym(other):
+                        self.state(subject, "nationality", o, sentence)
+            year = year_value(m.text) if m and m.type == "DATE" else None
+            if year and mod.dep_ in ("nummod", "compound", "amod"):
+                self.state(subject, "be from", Mention(year, "DATE", m.text, m.start, m.end), sentence)
 
     def _demonym(self, token) -> Mention | None:
         """A NORP mention, or a listed demonym NER missed beside a hyphen ("a German-American child psychoanalyst")."""
@@ -302,10 +307,9 @@ def _list_items(head) -> list:
     items = []
     # "a French chemist, pharmacist, and microbiologist renowned for ...": the last class hung on the adjective
     # after it
-    for c in head.conjuncts:
-        items += [g for g in c.children if c.tag_ in ("JJ", "VBN") and c.lower_ not in listed_classes()
-                  and g.dep_ == "amod" and g.i == c.i - 1 and g.lower_ in listed_classes() and g.i > 0
-                  and g.doc[g.i - 1].lower_ == "and"]
+    for c in (c for c in head.conjuncts if c.tag_ in ("JJ", "VBN") and c.lower_ not in listed_classes()):
+        items += [g for g in c.children if g.dep_ == "amod" and g.i == c.i - 1 and g.lower_ in listed_classes()
+                  and g.i > 0 and g.doc[g.i - 1].lower_ == "and"]
     for c in head.children:
         if c.is_lower and c.dep_ == "appos" and c.tag_ in ("NN", "NNS", "FW"):
             items += [c, *c.conjuncts]
@@ -329,7 +333,11 @@ def _qualified(noun) -> bool:
 
 def _class_name(noun) -> str:
     """A class noun with the compound noun before it ("film director", "rock band"), or the adjective
-    before it when the two are a listed class ("civil servant", "prime minister"), singular."""
+    before it when the two are a listed class ("civil servant", "prime minister"), singular; a word the tokenizer
+    cut at a hyphen whole ("singer-songwriter", "sub-prefecture")."""
+    doc, i = noun.doc, noun.i
+    if i >= 2 and doc[i - 1].text == "-" and not doc[i - 1].whitespace_ and not doc[i - 2].whitespace_:
+        return f"{doc[i - 2].lower_}-{lemma(noun)}"
     words = [lemma(noun)]
     before = [c for c in noun.children if c.i == noun.i - 1 and (
         c.dep_ == "compound" and c.tag_ in ("NN", "NNS")
@@ -337,16 +345,15 @@ def _class_name(noun) -> str:
     if not before and words[0] in vocabulary()["bare_classes"] and noun.i > 0:
         # "a music composer and santoor player": the parser may hang the word before elsewhere
         prev = noun.doc[noun.i - 1]
-        before = [prev] if prev.is_lower and prev.is_alpha and prev.tag_ in ("NN", "JJ") \
-            and prev.lower_ not in _PLAIN_ADJECTIVES else []
+        before = [prev] if prev.is_lower and prev.is_alpha and prev.tag_ == "NN" else []  # not "a key player"
     if before:
         words.insert(0, before[0].lower_)
     return " ".join(words)
 
 
-def _hyphened(token) -> bool:
-    """Is the token a hyphen, or joined to one without a space?"""
+def _before_hyphen(token) -> bool:
+    """Is the token a hyphen, or the first part of a word the tokenizer cut at one ("sub" of "sub-prefecture"; the
+    last part stays the class: "singer-songwriter", "co-founder")?"""
     doc = token.doc
-    return token.text == "-" or token.whitespace_ == "" and token.i + 1 < len(doc) and doc[token.i + 1].text == "-" \
-        or token.i > 0 and doc[token.i - 1].text == "-" and doc[token.i - 1].whitespace_ == ""
+    return token.text == "-" or token.whitespace_ == "" and token.i + 1 < len(doc) and doc[token.i + 1].text == "-"
 

@@ -33,12 +33,12 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from pipeline.kg.lexicon import listed_classes, vocabulary
-from pipeline.kg.mentions import SELF, Mention, Titled, co_listed, year_value
+from pipeline.kg.mentions import SELF, Mention, Titled, co_listed, listed_with_or, year_value
 from pipeline.kg.names import _NOUN_PREPOSITIONS, _PREPOSITIONS
 from pipeline.kg.nlp import lemma
 from pipeline.kg.people import ClassReading, _class_head, _class_name
 
-VERSION = "reading-47"  # bump when the statements a passage yields change (the cache key)
+VERSION = "reading-48"  # bump when the statements a passage yields change (the cache key)
 
 
 _MODALS = {"may", "might", "could", "would", "should", "must", "can"}
@@ -261,7 +261,7 @@ class _Reader(ClassReading):
         for child in preps:
             if child.lower_ in _PREPOSITIONS and child.lower_ != "by":
                 # "born in Paris or Lyon": alternatives, neither is stated
-                for obj in (m for c in child.children if c.dep_ == "pobj" and not _alternatives(c)
+                for obj in (m for c in child.children if c.dep_ == "pobj" and not listed_with_or(c)
                             for m in self._objects(c)):
                     if obj.type == "DATE" and paired:
                         continue
@@ -269,10 +269,11 @@ class _Reader(ClassReading):
                         self.state(subject, f"{verb_lemma} {child.lower_}", obj, sentence)
         # "was born in Luoyang and grew up there": "there" is the one place the verb it is joined to names
         if verb.dep_ == "conj" and any(c.dep_ == "advmod" and c.lower_ == "there" for c in verb.children):
-            places = [m for p in verb.head.children if p.dep_ == "prep" and p.lower_ in ("in", "at", "to")
-                      for c in p.children if c.dep_ == "pobj" for t in (c, *c.conjuncts) for m in self._objects(t)
-                      if m.type == "PLACE"]
-            for subject in subjects if len(places) == 1 else ():
+            # (each conjunct too, "or" ones included: "born in Paris or Lyon" names two places)
+            places = list(dict.fromkeys(
+                m for p in verb.head.children if p.dep_ == "prep" and p.lower_ in ("in", "at", "to")
+                for c in p.children if c.dep_ == "pobj" for t in (c, *c.conjuncts) for m in self._objects(t)))
+            for subject in subjects if len(places) == 1 and places[0].type == "PLACE" else ():
                 self.state(subject, f"{verb_lemma} in", places[0], sentence)
 
     def _listed_places(self, verb) -> list[Mention]:
@@ -406,10 +407,8 @@ class _Reader(ClassReading):
         head = noun if noun.tag_ == "NNP" and noun.lower_ in listed_classes() else _class_head(noun)
         if head is None:
             return
-        # ("a former vice president of the Discovery Institute" did not lead it)
         nouns = [n for n in (head, *head.conjuncts)
-                 if (n.tag_ in ("NN", "NNS") or n.tag_ == "NNP" and n.lower_ in listed_classes())
-                 and not any(c.dep_ in ("compound", "amod") and c.lower_ in _SECOND for c in n.children)]
+                 if n.tag_ in ("NN", "NNS") or n.tag_ == "NNP" and n.lower_ in listed_classes()]
         # "one of the most prominent rulers of late medieval Eastern Europe" ranks; it says not what he ruled
         ranked = any(c.tag_ == "JJS" or c.dep_ == "amod" and any(g.lower_ == "most" for g in c.children)
                      for c in head.children)
@@ -427,7 +426,10 @@ class _Reader(ClassReading):
             for subject in subjects:
                 if subject.type in ("PLACE", "PERSON", "ORG"):
                     self.state(_placed(subject), "be capital of", article, sentence)
-        for n in nouns:
+        # ("a former vice president of the Discovery Institute" did not lead it; "the founder and vice president of
+        # Enron" founded it)
+        for n in (n for n in nouns if not any(c.dep_ in ("compound", "amod") and c.lower_ in _SECOND
+                                              for c in n.children)):
             place = lemma(n) in vocabulary()["place_classes"]
             for prep in own[n] or shared:
                 for obj in (m for c in prep.children if c.dep_ == "pobj" for m in self._places_in(c, prep)):
@@ -436,11 +438,6 @@ class _Reader(ClassReading):
                         for subject in subjects:
                             self.state(_placed(subject) if place else subject, f"be {lemma(n)} {prep.lower_}", obj,
                                        sentence)
-
-
-def _alternatives(token) -> bool:
-    """Is the token listed with "or" ("Paris or Lyon")?"""
-    return any(c.dep_ == "cc" and c.lower_ == "or" for c in token.children)
 
 
 def _quoted(text: str) -> list[tuple[int, int]]:

@@ -513,13 +513,15 @@ def test_a_thing_is_no_occupation_and_growing_up_somewhere_is_living_there(tmp_p
 
 
 def test_a_bare_class_keeps_the_word_before_it(tmp_path):
-    # the ninth and twelfth rounds' "player" (of "santoor player") and "expert" (of "communications expert")
+    # the ninth and twelfth rounds' "player" (of "santoor player", the tagger's adjective: no class) and "expert" (of
+    # "communications expert")
     passages = {
         "a": Passage("a", "Shivkumar Sharma", "Shivkumar Sharma was an Indian music composer and santoor player."),
+        "c": Passage("c", "Ravi Shankar", "Ravi Shankar was an Indian sitar player and composer."),
         "b": Passage("b", "Dominic Colenso", "Dominic Colenso is a speaker, communications expert and former "
                      "professional actor."),
     }
     facts = facts_of(passages, tmp_path)
-    assert {("Shivkumar Sharma", "occupation", "santoor player"),
+    assert {("Ravi Shankar", "occupation", "sitar player"),
             ("Dominic Colenso", "occupation", "communications expert")} <= facts, facts
     assert not {f for f in facts if f[2] in ("player", "expert")}, facts
