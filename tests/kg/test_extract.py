@@ -218,7 +218,7 @@ def test_the_open_world_round_is_fully_judged_keeps_no_comlq_text_and_is_in_the_
                        ("item_judgements_open_world_r6.jsonl", 606), ("item_judgements_open_world_r7.jsonl", 707),
                        ("item_judgements_open_world_r8.jsonl", 808), ("item_judgements_open_world_r9.jsonl", 909),
                        ("item_judgements_open_world_r10.jsonl", 1010), ("item_judgements_open_world_r11.jsonl", 1111),
-                       ("item_judgements_open_world_r12.jsonl", 1212)):
+                       ("item_judgements_open_world_r12.jsonl", 1212), ("item_judgements_open_world_r13.jsonl", 1313)):
         counts = item_table([json.loads(line) for line in (FIXTURES / name).open()])
         row = next(line for line in docs.splitlines() if line.startswith(f"| {seed // 101} (seed {seed}) |"))
         points = ("fluent", "correct_answers", "complete_answers", "evidence_states_facts", "negation_by_contrast",
