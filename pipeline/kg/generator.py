@@ -10,7 +10,7 @@ import random
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -23,15 +23,16 @@ from pipeline.errors import ComlqError, quote
 from pipeline.generator import BaseGenerator, GenerationResult
 from pipeline.itemchecks import answers_in_question, banned_words, check_witnesses
 from pipeline.kg.cache import ReadingCache, read_passages
-from pipeline.kg.candidates import DATES, MissedAnswers
+from pipeline.kg.candidates import MissedAnswers
 from pipeline.kg.complete import CorpusCheck
 from pipeline.kg.enumerators import ChainEnumerator, Enumerating, Enumerator
 from pipeline.kg.extract import extract
 from pipeline.kg.graph import KnowledgeGraph, from_extraction, read_triples
-from pipeline.kg.lexicon import broader
-from pipeline.kg.query import branch_passages, partial_passages, plan_for, traversal, witness_triples
+from pipeline.kg.query import branch_passages, partial_passages, plan_for, witness_triples
 from pipeline.kg.sample import Grounding, Reject, Sampler
-from pipeline.kg.verbalize import MEMBERS, PERSON_RELATIONS, Verbalizer, templates
+from pipeline.kg.sense import senseless
+from pipeline.kg.variety import Variety
+from pipeline.kg.verbalize import MEMBERS, Verbalizer, templates
 from pipeline.progress import Progress
 from pipeline.querytypes import check_triples, get_type, matches, query_graph, renames_pattern
 from pipeline.records import Check, GeneratorInfo, GradedPassage, Item, Passage, Triple, WitnessFact
@@ -236,51 +237,6 @@ def long_lived() -> Iterator[None]:
         gc.unfreeze()
 
 
-class Variety:
-    """How often each named entity (values such as a nationality or a century aside) is an anchor or an
-    answer of the run's items so far; an item that would take one past `cap` (`max_entity_share` of the
-    items asked, at least 2) is turned down, so no person or place carries a run (one anchored 9 of 140
-    items of an unseen corpus). A run short of what it asked has a lower share to keep: `trim`."""
-
-    def __init__(self, expected_items: int, share: float):
-        self.share = share
-        self.cap = self._cap(expected_items)
-        self.anchors: Counter[str] = Counter()
-        self.answers: Counter[str] = Counter()
-        self.uses: dict[str, set[str]] = {}  # item id -> its named anchors and answers ("anchor:X", "answer:Y")
-
-    def _cap(self, items: int) -> int:
-        return max(2, int(self.share * items))  # (a tiny run may use a name twice)
-
-    @staticmethod
-    def _named(nodes) -> set[str]:
-        return {n for n in nodes if not n.startswith("value:")}
-
-    def admits(self, grounding: Grounding) -> bool:
-        return all(self.anchors[n] < self.cap for n in self._named(grounding.anchors.values())) and all(
-            self.answers[n] < self.cap for n in self._named(grounding.answers))
-
-    def add(self, grounding: Grounding, item_id: str) -> None:
-        anchors, answers = self._named(grounding.anchors.values()), self._named(grounding.answers)
-        self.anchors.update(anchors)
-        self.answers.update(answers)
-        self.uses[item_id] = {f"anchor:{n}" for n in anchors} | {f"answer:{n}" for n in answers}
-
-    def trim(self, items: list[Item]) -> set[str]:
-        """The ids of the items to drop so that no named entity is in more than the share of the items made (a
-        short run: 7 of 202 items anchored at one prize were within 3% of the 420 asked). Each drop is an item
-        of the type with the most items kept, the last made: the scarce types keep theirs."""
-        kept = list(items)
-        while True:
-            cap = self._cap(len(kept))
-            counts = Counter(use for item in kept for use in self.uses.get(item.id, ()))
-            over = [i for i in kept if any(counts[u] > cap for u in self.uses.get(i.id, ()))]
-            if not over:
-                return {i.id for i in items} - {i.id for i in kept}
-            per_type = Counter(i.type for i in kept)
-            kept.remove(max(reversed(over), key=lambda i: per_type[i.type]))
-
-
 def generate_type(kg: KnowledgeGraph, name: str, config: GenerateConfig, texts: Mapping[str, str] | None = None,
                   checker: CorpusCheck | None = None, variety: Variety | None = None,
                   missed: MissedAnswers | None = None) -> tuple[list[Item], dict]:
@@ -370,86 +326,6 @@ def _summary(requested: int, items: list[Item], attempts: int, rejections: Count
         summary["shortfall"] = (f"{len(items)} of {requested} items after {attempts} sampled groundings "
                                 f"({why}); most frequent rejections: {top or 'none'}")
     return summary
-
-
-TRANSITIVE = frozenset({"located_in", "location_of", "part_of", "has_part"})  # containment: X in Y in Z
-MEMBERSHIP = frozenset(MEMBERS.values())  # from a class to its members
-
-
-def senseless(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer) -> str | None:
-    """Why a well-formed grounding still makes a bad question (found by reading items), or None."""
-    plan = grounding.plan
-    bridges = [n for n in plan.steps if not plan.is_anchor(n) and n != plan.target]
-    if _circular(grounding, bridges, verbalizer.positive[plan.target] - grounding.answers):
-        return "circular"
-    for node, steps in plan.steps.items():
-        moves = [(st, traversal(kg, st, grounding.relations[st.edge])) for st in steps]
-        if not plan.is_anchor(node) and any(rel == "instance_of" for _, rel in moves):
-            return "class_as_answer"
-        if any(rel in MEMBERSHIP and not plan.is_anchor(st.child) for st, rel in moves):
-            return "class_bridge"  # "entities that are one of the occupations of X" asks nothing a person would
-        plain = [rel for st, rel in moves if not st.negated and not st.union and rel in TRANSITIVE]
-        if len(plain) != len(set(plain)):
-            return "transitive_repeat"  # "the country that lies in Central Africa and in Africa"
-        for st, rel in moves:
-            inner = [traversal(kg, c, grounding.relations[c.edge]) for c in plan.steps[st.child]]
-            if rel in TRANSITIVE and rel in inner:
-                return "transitive_repeat"  # "the city in one of the places in one of the places ..."
-    if any(m.startswith(DATES) for n in bridges for m in grounding.sets[n]):
-        return "date_bridge"  # "the event of the century in which Mir Dast was born": everything of a century
-    if reason := _noun_reason(kg, grounding, verbalizer, bridges):
-        return reason
-    if plan.type == "1p" and verbalizer.absorbed(plan.target) is not None:
-        return "nothing_asked"
-    return "answer_alias" if surnamed_twice(kg, grounding.answers) else None
-
-
-def _noun_reason(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer, bridges: list[str]) -> str | None:
-    """What is wrong with the nouns a question gives its sets, or None."""
-    plan = grounding.plan
-    sets = [n for n in plan.steps if not plan.is_anchor(n)]
-    if any(verbalizer.noun(n)[0] == "entity" for n in sets):
-        return "vague_noun"
-    noun = verbalizer.noun(plan.target)[0]
-    if any(kg.label(m) == noun for n in bridges for m in grounding.sets[n]):
-        return "noun_names_bridge"  # "the rulers that had the occupation that Vytautas had"
-    if any(_holds(kg, grounding, verbalizer, n) for n in sets):
-        return "noun_holds_condition"
-    return None
-
-
-def _holds(kg: KnowledgeGraph, grounding: Grounding, verbalizer: Verbalizer, node: str) -> bool:
-    """Does the node's noun already say one of its class conditions: "the general that worked as an officer",
-    "a statesman known as a politician" (classes.yaml: a general is an officer)?"""
-    plan, noun = grounding.plan, verbalizer.noun(node)[0]
-    return any(not st.negated and plan.is_anchor(st.child)
-               and traversal(kg, st, grounding.relations[st.edge]) in MEMBERSHIP
-               and kg.label(grounding.anchors[st.child]) in broader(noun) for st in plan.steps[node])
-
-
-def _circular(grounding: Grounding, bridges: list[str], removed: set[str]) -> bool:
-    """Does the query answer itself: an anchor among the answers or what the negations remove
-    ("the capital of the country containing Bucharest"), an anchor in a bridge it is reached from
-    (a bridge may hold an anchor of another branch: "born in France" holds Depardieu), or an answer
-    in a bridge ("the country containing the capital of the country where Saint-Domingue is": Haiti)?"""
-    plan, anchors = grounding.plan, set(grounding.anchors.values())
-
-    def below(node: str) -> set[str]:  # the anchors a node's set is reached from
-        if plan.is_anchor(node):
-            return {grounding.anchors[node]}
-        return set().union(*(below(st.child) for st in plan.steps[node]))
-
-    return bool(anchors & (grounding.answers | removed)) or any(
-        below(n) & grounding.sets[n] or grounding.answers & grounding.sets[n] for n in bridges)
-
-
-def surnamed_twice(kg: KnowledgeGraph, answers: Iterable[str]) -> bool:
-    """Is a one-word answer the last word of another answer that is a person: someone read once by a full name
-    and once, in a passage that does not give it, by the surname alone? (Not "Sudan" beside "South Sudan".)"""
-    named = [a for a in answers if not a.startswith("value:")]
-    surnames = {kg.label(a).split()[-1] for a in named
-                if " " in kg.label(a) and any(kg.neighbours(a, r) for r in PERSON_RELATIONS)}
-    return any(" " not in kg.label(a) and kg.label(a) in surnames for a in named)
 
 
 def make_item(kg: KnowledgeGraph, grounding: Grounding, seed: int, texts: Mapping[str, str] | None = None,

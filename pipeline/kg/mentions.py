@@ -17,7 +17,18 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from pipeline.kg.lexicon import listed_classes, vocabulary
-from pipeline.kg.names import _HONORIFICS, class_of, entity_kind, normalise, shares_head, whole_name
+from pipeline.kg.names import (
+    _HONORIFICS,
+    _holds_title,
+    _opening_names,
+    _untagged_name,
+    bare_title,
+    class_of,
+    entity_kind,
+    normalise,
+    shares_head,
+    whole_name,
+)
 from pipeline.kg.nlp import lemma
 from pipeline.passages import article_start, recover_title
 
@@ -89,11 +100,6 @@ def title_and_body(title: str, text: str) -> Titled:
         at = match.end() + len(start)
         at += len(rest[at:]) - len(rest[at:].lstrip())
     return Titled(title, body + rest[at:], tuple(articles))
-
-
-def bare_title(title: str) -> str:
-    """'Chicken Little (2005 film)' -> 'Chicken Little'."""
-    return re.sub(r"\s*\([^()]*\)$", "", title).strip()
 
 
 def year_value(text: str) -> str | None:
@@ -480,60 +486,10 @@ _REALMS = {"country", "state", "nation", "kingdom", "empire", "republic", "islan
            "microstate", "sultanate", "emirate", "principality", "territory", "province"}
 
 
-def _untagged_name(token) -> bool:
-    return token.tag_ in ("NNP", "NN") and token.is_title and token.is_alpha  # "Celsius" may be tagged NN
-
-
 _NOMINAL = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "conj", "appos", "poss"})  # a noun phrase's own roles
-
-
-def _opening_names(sentence) -> list[str]:
-    """The names a first sentence's subject is written with, read from the parse, when it opens the
-    sentence: the subject and its compounds ("Rudolf Christian Karl Diesel"), then its whole phrase
-    ("Louis Victor Pierre Raymond, 7th Duc de Broglie")."""
-    subject = next((t for t in sentence.root.children if t.dep_ == "nsubj"), None)
-    if subject is None:
-        return []
-    if subject.left_edge.i != sentence.start:
-        # "Benito Amilcare Andrea Mussolini was", the given names parsed as adverbs of "was": the run of names
-        # (its first word may be tagged anything: "Dolly" of "Dolly Rebecca Parton" as an adverb)
-        run = sentence.doc[sentence.start:subject.i + 1]
-        return [run.text] if len(run) <= 6 and all(t.is_title and (t.tag_ == "NNP" or t.i == sentence.start)
-                                                   for t in run) else []
-    words, todo = [subject], [subject]
-    while todo:
-        compounds = [c for c in todo.pop().children if c.dep_ == "compound"]
-        words += compounds
-        todo += compounds
-    indices = sorted(t.i for t in words)
-    names = []
-    if indices[0] == sentence.start and indices == list(range(indices[0], indices[-1] + 1)) \
-            and all(t.is_title for t in words):
-        names.append(sentence.doc[indices[0]:indices[-1] + 1].text)
-    # up to a bracket: "Douglas Reynolds VC (1882 – 1916)"
-    end = next((t.i for t in sentence.doc[sentence.start:subject.right_edge.i + 1] if "(" in t.text),
-               subject.right_edge.i + 1)
-    if end - sentence.start <= 12:
-        phrase = sentence.doc[sentence.start:end]
-        if len(phrase) and not any(t.tag_ == "POS" for t in phrase):  # "Tom Hanks's brother Jim" is not Tom
-            names.append(phrase.text.rstrip(" ,"))
-    return names
 
 
 def _dated(text: str) -> bool:
     """Does the text open with a lifespan in brackets, "(1201–1266)"?"""
     match = re.match(r"\s*\(([^()]*)\)", text)
     return match is not None and len([p for p in _DASH.split(match.group(1), maxsplit=1) if _YEAR.search(p)]) == 2
-
-
-def _holds_title(text: str, title: str) -> bool:
-    """Does a name hold all the title's words in order ("Irwin Allen Ginsberg" holds "Allen Ginsberg"), an
-    initial standing for a word ("John Pierpont Morgan Sr." holds "J. P. Morgan")? Then the passage's
-    definition and pronouns are the article's (the graph joins such names across passages: extract.py)."""
-    words = iter(re.sub(r'["“”]', " ", text).lower().split())
-    wanted = bare_title(title).lower().split()
-    return bool(wanted) and all(any(w == x or _initial(w) and x[0] == w[0] for x in words) for w in wanted)
-
-
-def _initial(word: str) -> bool:
-    return len(word) == 2 and word[0].isalpha() and word[1] == "."

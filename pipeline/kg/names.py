@@ -5,7 +5,8 @@ particle ("Mu'awiya ibn | Abi Sufyan"), inside quotes or a regnal number, at a h
 ("the Seventh-day | Adventist Church", "the Ballon | d'Or"), or takes a class word for a name ("Canton | of
 Geneva": none; "the Valley | of Mexico": the whole); and it runs on into words said of a prize's winning
 ("the Nobel Prize in Physics | with ...").
-`mentions.py` builds its mentions on these spans.
+`mentions.py` builds its mentions on these spans. Also here: a title without its disambiguator, and the names a
+first sentence opens its subject with ("Rudolf Christian Karl Diesel" holds the title "Rudolf Diesel").
 """
 
 from __future__ import annotations
@@ -150,3 +151,58 @@ def shares_head(span) -> bool:
     first, heads = span[0], [t for t in span if t.head.i < span.start or t.head.i >= span.end]
     return first.dep_ == "conj" and first.head.i < span.start and first.head.tag_ in ("JJ", "NNP") \
         and first.i != span.root.i and any(h.tag_ in ("NNS", "NNPS") for h in heads)  # ("Europe and | Balkans")
+
+
+def bare_title(title: str) -> str:
+    """'Chicken Little (2005 film)' -> 'Chicken Little'."""
+    return re.sub(r"\s*\([^()]*\)$", "", title).strip()
+
+
+def _untagged_name(token) -> bool:
+    return token.tag_ in ("NNP", "NN") and token.is_title and token.is_alpha  # "Celsius" may be tagged NN
+
+
+def _opening_names(sentence) -> list[str]:
+    """The names a first sentence's subject is written with, read from the parse, when it opens the
+    sentence: the subject and its compounds ("Rudolf Christian Karl Diesel"), then its whole phrase
+    ("Louis Victor Pierre Raymond, 7th Duc de Broglie")."""
+    subject = next((t for t in sentence.root.children if t.dep_ == "nsubj"), None)
+    if subject is None:
+        return []
+    if subject.left_edge.i != sentence.start:
+        # "Benito Amilcare Andrea Mussolini was", the given names parsed as adverbs of "was": the run of names
+        # (its first word may be tagged anything: "Dolly" of "Dolly Rebecca Parton" as an adverb)
+        run = sentence.doc[sentence.start:subject.i + 1]
+        return [run.text] if len(run) <= 6 and all(t.is_title and (t.tag_ == "NNP" or t.i == sentence.start)
+                                                   for t in run) else []
+    words, todo = [subject], [subject]
+    while todo:
+        compounds = [c for c in todo.pop().children if c.dep_ == "compound"]
+        words += compounds
+        todo += compounds
+    indices = sorted(t.i for t in words)
+    names = []
+    if indices[0] == sentence.start and indices == list(range(indices[0], indices[-1] + 1)) \
+            and all(t.is_title for t in words):
+        names.append(sentence.doc[indices[0]:indices[-1] + 1].text)
+    # up to a bracket: "Douglas Reynolds VC (1882 – 1916)"
+    end = next((t.i for t in sentence.doc[sentence.start:subject.right_edge.i + 1] if "(" in t.text),
+               subject.right_edge.i + 1)
+    if end - sentence.start <= 12:
+        phrase = sentence.doc[sentence.start:end]
+        if len(phrase) and not any(t.tag_ == "POS" for t in phrase):  # "Tom Hanks's brother Jim" is not Tom
+            names.append(phrase.text.rstrip(" ,"))
+    return names
+
+
+def _holds_title(text: str, title: str) -> bool:
+    """Does a name hold all the title's words in order ("Irwin Allen Ginsberg" holds "Allen Ginsberg"), an
+    initial standing for a word ("John Pierpont Morgan Sr." holds "J. P. Morgan")? Then the passage's
+    definition and pronouns are the article's (the graph joins such names across passages: extract.py)."""
+    words = iter(re.sub(r'["“”]', " ", text).lower().split())
+    wanted = bare_title(title).lower().split()
+    return bool(wanted) and all(any(w == x or _initial(w) and x[0] == w[0] for x in words) for w in wanted)
+
+
+def _initial(word: str) -> bool:
+    return len(word) == 2 and word[0].isalpha() and word[1] == "."
